@@ -1,0 +1,111 @@
+#!/bin/sh
+# run-qemu.sh: boot one guest under OVMF (UEFI) in QEMU and judge the run.
+#
+# Usage: run-qemu.sh -k BZIMAGE -i INITRD -o OUTDIR [-c CPUS] [-m MB]
+#          [-a "KERNEL ARGS"] [-r RUN] [-d DRIVER] [-g GOVERNOR]
+#          [-t DEADLINE_S] [-q QUIET_S] [-I SHIFT] [-x "QEMU ARGS"]
+#   -r RUN       guest script to run (/scripts/RUN.sh), default smoke
+#   -d/-g        current_driver / current_governor the guest must see
+#   -I SHIFT     deterministic mode: -icount shift=SHIFT,sleep=off and
+#                -rtc clock=vm on single-threaded TCG; default: real time
+#   -t/-q        kill QEMU after DEADLINE_S in all, or after QUIET_S
+#                without console output
+# Writes OUTDIR/console.log, OUTDIR/results/ (what the guest sent back),
+# OUTDIR/qemu.cmd and OUTDIR/verdict ("PASS" or "FAIL: reason"), and
+# prints the verdict line.  Exit status 0 only on PASS.
+set -eu
+. "$(dirname "$0")/../scripts/lib.sh"
+
+kernel= initrd= out= cpus=2 mem=1024 append= run=smoke driver= governor=
+deadline=300 quiet=120 shift= extra=
+while getopts k:i:o:c:m:a:r:d:g:t:q:I:x: opt; do
+	case "$opt" in
+	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) out=$OPTARG ;;
+	c) cpus=$OPTARG ;; m) mem=$OPTARG ;; a) append=$OPTARG ;;
+	r) run=$OPTARG ;; d) driver=$OPTARG ;; g) governor=$OPTARG ;;
+	t) deadline=$OPTARG ;; q) quiet=$OPTARG ;; I) shift=$OPTARG ;;
+	x) extra=$OPTARG ;;
+	*) die "bad option; see the usage at the top of $0" ;;
+	esac
+done
+[ -f "$kernel" ] || die "kernel '$kernel' not found"
+[ -f "$initrd" ] || die "initramfs '$initrd' not found"
+[ -n "$out" ] || die "-o OUTDIR is required"
+case "$cpus" in 1 | 2 | 4) ;; *) die "-c takes 1, 2 or 4 vCPUs, not '$cpus'" ;; esac
+
+code=/usr/share/OVMF/OVMF_CODE_4M.fd
+vars=/usr/share/OVMF/OVMF_VARS_4M.fd
+[ -f "$code" ] && [ -f "$vars" ] || die "OVMF is missing (package ovmf)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing (package qemu-system-x86)"
+
+rm -rf "$out"
+mkdir -p "$out/results"
+cp "$vars" "$out/ovmf-vars.fd"
+
+cmdline="console=ttyS0,115200 panic=-1 guest.run=$run $append"
+[ -n "$driver" ] && cmdline="$cmdline guest.driver=$driver"
+[ -n "$governor" ] && cmdline="$cmdline guest.governor=$governor"
+if [ -n "$shift" ]; then
+	timing="-accel tcg,thread=single -icount shift=$shift,sleep=off -rtc clock=vm"
+else
+	timing="-accel tcg"
+fi
+
+# shellcheck disable=SC2086
+set -- qemu-system-x86_64 -machine q35 $timing -cpu max -smp "$cpus" -m "$mem" \
+	-nodefaults -display none -no-reboot -monitor none \
+	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
+	-drive "if=pflash,format=raw,unit=1,file=$out/ovmf-vars.fd" \
+	-serial "file:$out/console.log" \
+	-device virtio-serial-pci,id=vser0 \
+	-chardev "file,id=results,path=$out/results.tar" \
+	-device virtserialport,bus=vser0.0,chardev=results,name=results \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" $extra
+printf '%s\n' "$*" >"$out/qemu.cmd"
+
+verdict() {
+	echo "$1" >"$out/verdict"
+	printf '%s: %s (%s)\n' "$(basename "$out")" "$1" "$out/console.log"
+	case "$1" in PASS*) exit 0 ;; *) exit 1 ;; esac
+}
+
+"$@" >"$out/qemu.log" 2>&1 &
+qpid=$!
+start=$(date +%s) last_size=-1 last_change=$start killed=
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 1
+	now=$(date +%s)
+	size=$(stat -c %s "$out/console.log" 2>/dev/null || echo 0)
+	if [ "$size" != "$last_size" ]; then
+		last_size=$size last_change=$now
+	fi
+	if [ $((now - start)) -ge "$deadline" ]; then
+		killed="deadline of ${deadline}s passed"
+	elif [ $((now - last_change)) -ge "$quiet" ]; then
+		killed="no console output for ${quiet}s"
+	fi
+	if [ -n "$killed" ]; then
+		kill "$qpid" 2>/dev/null || true
+		sleep 2
+		kill -9 "$qpid" 2>/dev/null || true
+		break
+	fi
+done
+qstatus=0
+wait "$qpid" 2>/dev/null || qstatus=$?
+echo "$(($(date +%s) - start))" >"$out/wall-seconds"
+
+[ -z "$killed" ] || verdict "FAIL: hung, $killed"
+[ -s "$out/console.log" ] || verdict "FAIL: no console output (qemu status $qstatus, log $out/qemu.log)"
+
+bad=$(grep -a -n -E 'WARNING:|BUG:|Oops|Call Trace|Kernel panic|possible recursive locking|circular locking|inconsistent lock state|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|detected stall|soft lockup|blocked for more than' \
+	"$out/console.log" | head -3 || true)
+[ -z "$bad" ] || verdict "FAIL: console: $(echo "$bad" | head -1 | cut -c1-160)"
+
+if [ ! -s "$out/results.tar" ] || ! tar -xf "$out/results.tar" -C "$out/results" 2>"$out/untar.log"; then
+	verdict "FAIL: no results came back from the guest (qemu status $qstatus)"
+fi
+[ -f "$out/results/exit-status" ] || verdict "FAIL: results without an exit status"
+status=$(cat "$out/results/exit-status")
+[ "$status" = 0 ] || verdict "FAIL: guest script '$run' exited $status: $(grep -a '^guest: FAIL' "$out/console.log" | head -1 | cut -c1-120)"
+verdict PASS

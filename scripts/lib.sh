@@ -1,0 +1,48 @@
+# Shared shell functions for the host-side scripts.  Source it; it sets
+# TOP (the repository) and BUILD (where everything generated goes) and
+# reads the pinned versions from config.mk.
+# shellcheck shell=sh
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+
+# config.mk is make syntax "NAME := value"; read it without make.
+cfg() {
+	sed -n "s/^$1[[:space:]]*:=[[:space:]]*//p" "$TOP/config.mk"
+}
+
+die() {
+	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+	exit 1
+}
+
+say() {
+	printf '%s: %s\n' "${0##*/}" "$*"
+}
+
+# need_pkgs PKG... : install missing Debian packages, or tell how.
+need_pkgs() {
+	missing=
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		die "missing packages; run: apt-get install -y$missing"
+	fi
+	say "installing:$missing"
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing >"$BUILD/apt.log" 2>&1 ||
+		{ DEBIAN_FRONTEND=noninteractive apt-get update -q \
+			>>"$BUILD/apt.log" 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends $missing >>"$BUILD/apt.log" 2>&1; } ||
+		die "apt-get install$missing failed (log: $BUILD/apt.log)"
+}
+
+# Packages the host needs to build kernels, the image and run guests.
+HOST_PKGS="build-essential bc flex bison libelf-dev libssl-dev cpio xz-utils
+ccache qemu-system-x86 ovmf busybox-static rt-tests linux-perf python3
+gnuplot-nox sparse valgrind git"
