@@ -43,6 +43,10 @@ start=$(date +%s)
 	for s in "$TOP"/guest-image/guest/*.sh "$TOP"/perf-scripts/guest/*.sh; do
 		[ -f "$s" ] && echo "file /scripts/${s##*/} $s 0755 0 0"
 	done
+	# static helpers built from perf-scripts/guest-tools/ (bench.py)
+	for t in "$BUILD"/guest-tools/*; do
+		[ -f "$t" ] && [ -x "$t" ] && echo "file /bin/${t##*/} $t 0755 0 0"
+	done
 	echo "file /etc/passwd $TOP/guest-image/passwd 0644 0 0"
 } >"$list"
 "$gen" "$list" >"$out.tmp" || die "gen_init_cpio failed on $list"

@@ -1,0 +1,1044 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay: run the kernel's interrupt predictor (kernel/irq/predict.c) and
+ * idle state choice (kernel/sched/idle_select.c), compiled unchanged from
+ * the tree, over a recorded interrupt and idle trace, once per prediction
+ * rule, and compare each choice with an oracle that knew the actual idle
+ * period.  See README.md for the input formats and the output.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/types.h>
+#include <linux/limits.h>
+#include <linux/cpuidle.h>
+#include <linux/irq_predict.h>
+#include "idle_select.h"
+
+#define MAX_CPUS	4096
+#define MAX_IRQ		(1U << 24)
+/* Stamps past 2^62 ns (146 years) are refused as garbage. */
+#define MAX_TIME_NS	(1ULL << 62)
+/* kernel/irq/internals.h: IRQ_TIMINGS_SIZE, the per-CPU ring drained at idle entry. */
+#define RING_SIZE	32
+#define MAX_PENDING_HRT	65536
+/* An interrupt this close after an idle exit is the one that woke the CPU. */
+#define WAKE_SLACK_NS	20000
+#define NO_TIME		U64_MAX
+
+/* ------------------------------------------------------------------ */
+/* State tables: the emulated-idle driver's (drivers/cpuidle/cpuidle-emu.c). */
+
+struct power_state {
+	const char *name;
+	u32 exit_us, residency_us, power_mw, entry_uj;
+};
+
+struct power_table {
+	const char *name;
+	u32 active_mw;
+	int count;			/* halting states, after POLL */
+	struct power_state states[3];
+};
+
+static const struct power_table tables[] = {
+	{ "skx", 2000, 3, {
+		{ "C1", 2, 2, 1000, 0 },
+		{ "C1E", 10, 20, 600, 0 },
+		{ "C6", 133, 600, 50, 20 } } },
+	{ "arm", 1000, 3, {
+		{ "WFI", 1, 1, 800, 0 },
+		{ "CPUOFF", 1500, 2000, 100, 100 },
+		{ "CLUOFF", 1600, 2500, 20, 150 } } },
+};
+
+static const struct power_table *ptab;
+static struct cpuidle_driver drv;
+static struct cpuidle_device dev;
+static u32 state_power_mw[CPUIDLE_STATE_MAX];
+static u32 state_entry_uj[CPUIDLE_STATE_MAX];
+
+static void setup_driver(const struct power_table *t)
+{
+	int i;
+
+	ptab = t;
+	memset(&drv, 0, sizeof(drv));
+	memset(&dev, 0, sizeof(dev));
+	/* cpuidle_poll_state_init(): state 0 polls, at active power. */
+	snprintf(drv.states[0].name, CPUIDLE_NAME_LEN, "POLL");
+	drv.states[0].flags = CPUIDLE_FLAG_POLLING;
+	state_power_mw[0] = t->active_mw;
+	for (i = 0; i < t->count; i++) {
+		struct cpuidle_state *s = &drv.states[i + 1];
+
+		snprintf(s->name, CPUIDLE_NAME_LEN, "%s", t->states[i].name);
+		s->exit_latency_ns = (u64)t->states[i].exit_us * 1000;
+		s->target_residency_ns = (u64)t->states[i].residency_us * 1000;
+		state_power_mw[i + 1] = t->states[i].power_mw;
+		state_entry_uj[i + 1] = t->states[i].entry_uj;
+	}
+	drv.state_count = t->count + 1;
+}
+
+/* emu_idle_entry_energy_pj() / emu_idle_active_energy_pj(), in pJ. */
+static double energy_pj(int index, u64 idle_ns)
+{
+	const struct cpuidle_state *s = &drv.states[index];
+
+	if (s->flags & CPUIDLE_FLAG_POLLING)
+		return (double)idle_ns * ptab->active_mw;
+	return (double)idle_ns * state_power_mw[index] +
+	       (double)s->exit_latency_ns * ptab->active_mw +
+	       (double)state_entry_uj[index] * 1e6;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events. */
+
+enum ev_type {
+	EV_IRQ, EV_ENTER, EV_EXIT, EV_SELECT,
+	EV_HRT_START, EV_HRT_CANCEL, EV_HRT_EXPIRE,
+};
+
+struct event {
+	u64 t;
+	u64 a;		/* irq; timer_ns (enter, select); hrtimer id */
+	u64 b;		/* select: irq_ns; hrtimer start: expires; expire: now */
+	u64 c;		/* select: latency_req_ns */
+	u32 cpu;
+	u32 line;
+	int state;	/* enter: entered state; select: chosen state */
+	u8 type;
+};
+
+static struct event *evs;
+static size_t nev, evcap;
+static int native_format = -1;		/* decided by the first event line */
+static int ignore_unknown, keep_timer_irqs;
+static int have_select, have_hrt, have_native_timer;
+static const char *input_name = "-";
+
+static void fail(unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "replay: %s:%lu: ", input_name, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* Strict unsigned decimal; rejects empty, signs, junk and overflow. */
+static int parse_u64(const char *s, size_t len, u64 *out)
+{
+	u64 v = 0;
+	size_t i;
+
+	if (!len || len > 20)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		if (v > (U64_MAX - (s[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_s64(const char *s, size_t len, s64 *out)
+{
+	u64 v;
+	int neg = len && s[0] == '-';
+
+	if (parse_u64(s + neg, len - neg, &v))
+		return -1;
+	if (v > (u64)INT64_MAX)
+		return -1;
+	*out = neg ? -(s64)v : (s64)v;
+	return 0;
+}
+
+/* "SECONDS.FRACTION" (perf script, ftrace) to ns; up to 9 digits of fraction. */
+static int parse_stamp(const char *s, size_t len, u64 *out)
+{
+	const char *dot = memchr(s, '.', len);
+	u64 sec, frac = 0;
+	size_t flen, i;
+
+	if (!dot)
+		return -1;
+	if (parse_u64(s, dot - s, &sec))
+		return -1;
+	flen = len - (dot - s) - 1;
+	if (!flen || flen > 9 || parse_u64(dot + 1, flen, &frac))
+		return -1;
+	for (i = flen; i < 9; i++)
+		frac *= 10;
+	if (sec > MAX_TIME_NS / 1000000000ULL)
+		return -1;
+	*out = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+struct tok {
+	const char *s;
+	size_t len;
+};
+
+#define MAX_TOKS 64
+
+static int tokenize(char *line, struct tok *t)
+{
+	int n = 0;
+	char *p = line;
+
+	while (*p) {
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		if (n == MAX_TOKS)
+			return -1;
+		t[n].s = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		t[n].len = p - t[n].s;
+		n++;
+	}
+	return n;
+}
+
+static int tok_is(const struct tok *t, const char *word)
+{
+	return t->len == strlen(word) && !memcmp(t->s, word, t->len);
+}
+
+/* Value of KEY=VALUE among the argument tokens, or NULL. */
+static const struct tok *arg(const struct tok *t, int n, const char *key,
+			     struct tok *val)
+{
+	size_t kl = strlen(key);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].len > kl && t[i].s[kl] == '=' &&
+		    !memcmp(t[i].s, key, kl)) {
+			val->s = t[i].s + kl + 1;
+			val->len = t[i].len - kl - 1;
+			return val;
+		}
+	}
+	return NULL;
+}
+
+static u64 arg_u64(unsigned long ln, const struct tok *t, int n, const char *key)
+{
+	struct tok v;
+	u64 x;
+
+	if (!arg(t, n, key, &v))
+		fail(ln, "missing %s=", key);
+	if (parse_u64(v.s, v.len, &x))
+		fail(ln, "bad %s=%.*s", key, (int)v.len, v.s);
+	return x;
+}
+
+static s64 arg_s64(unsigned long ln, const struct tok *t, int n, const char *key)
+{
+	struct tok v;
+	s64 x;
+
+	if (!arg(t, n, key, &v))
+		fail(ln, "missing %s=", key);
+	if (parse_s64(v.s, v.len, &x))
+		fail(ln, "bad %s=%.*s", key, (int)v.len, v.s);
+	return x;
+}
+
+/* FNV-1a of an hrtimer's printed address: an id, not a pointer. */
+static u64 hash_tok(const struct tok *t)
+{
+	u64 h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < t->len; i++) {
+		h ^= (unsigned char)t->s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static struct event *new_event(unsigned long ln, u64 t, u64 cpu, int type)
+{
+	static u64 last_t;
+	struct event *e;
+
+	if (t > MAX_TIME_NS)
+		fail(ln, "timestamp %" PRIu64 " too large", t);
+	if (cpu >= MAX_CPUS)
+		fail(ln, "cpu %" PRIu64 " out of range (max %d)", cpu, MAX_CPUS - 1);
+	if (nev && t < last_t)
+		fail(ln, "timestamp %" PRIu64 " goes backwards (previous %" PRIu64 ")",
+		     t, last_t);
+	if (ln > UINT32_MAX)
+		fail(ln, "too many lines");
+	last_t = t;
+	if (nev == evcap) {
+		evcap = evcap ? evcap * 2 : 4096;
+		evs = realloc(evs, evcap * sizeof(*evs));
+		if (!evs)
+			fail(ln, "out of memory");
+	}
+	e = &evs[nev++];
+	memset(e, 0, sizeof(*e));
+	e->t = t;
+	e->cpu = cpu;
+	e->type = type;
+	e->line = ln;
+	return e;
+}
+
+static void check_irq(unsigned long ln, u64 irq)
+{
+	if (irq >= MAX_IRQ)
+		fail(ln, "irq %" PRIu64 " out of range", irq);
+}
+
+/* Native: "T_NS CPU irq N" | "T_NS CPU idle_enter TIMER_NS|-" | "T_NS CPU idle_exit" */
+static int parse_native(unsigned long ln, struct tok *t, int n)
+{
+	u64 ts, cpu, x;
+	struct event *e;
+
+	if (n < 3 || parse_u64(t[0].s, t[0].len, &ts))
+		return -1;
+	if (parse_u64(t[1].s, t[1].len, &cpu))
+		fail(ln, "bad cpu '%.*s'", (int)t[1].len, t[1].s);
+	if (tok_is(&t[2], "irq")) {
+		if (n != 4 || parse_u64(t[3].s, t[3].len, &x))
+			fail(ln, "expected: T_NS CPU irq N");
+		check_irq(ln, x);
+		e = new_event(ln, ts, cpu, EV_IRQ);
+		e->a = x;
+	} else if (tok_is(&t[2], "idle_enter")) {
+		if (n != 4)
+			fail(ln, "expected: T_NS CPU idle_enter TIMER_NS|-");
+		if (tok_is(&t[3], "-")) {
+			x = NO_TIME;
+		} else {
+			if (parse_u64(t[3].s, t[3].len, &x) || x > MAX_TIME_NS)
+				fail(ln, "bad timer '%.*s'", (int)t[3].len, t[3].s);
+			have_native_timer = 1;
+		}
+		e = new_event(ln, ts, cpu, EV_ENTER);
+		e->a = x;
+	} else if (tok_is(&t[2], "idle_exit")) {
+		if (n != 3)
+			fail(ln, "expected: T_NS CPU idle_exit");
+		new_event(ln, ts, cpu, EV_EXIT);
+	} else {
+		fail(ln, "unknown event '%.*s'", (int)t[2].len, t[2].s);
+	}
+	return 0;
+}
+
+/*
+ * perf script / ftrace / trace-cmd report:
+ *   COMM-PID [CPU] [FLAGS] SECONDS.FRACTION: [PERIOD] [SUBSYS:]EVENT: ARGS
+ */
+static void parse_trace(unsigned long ln, struct tok *t, int n)
+{
+	int i, ci = -1, ti = -1, ei = -1;
+	u64 cpu, ts;
+	struct tok ev, *a;
+	struct event *e;
+	const char *colon;
+	int na;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].len >= 3 && t[i].s[0] == '[' && t[i].s[t[i].len - 1] == ']' &&
+		    !parse_u64(t[i].s + 1, t[i].len - 2, &cpu)) {
+			ci = i;
+			break;
+		}
+	}
+	if (ci < 0)
+		fail(ln, "no [CPU] field: not a perf script or ftrace line");
+	for (i = ci + 1; i < n && i <= ci + 3; i++) {
+		if (t[i].len >= 2 && t[i].s[t[i].len - 1] == ':' &&
+		    !parse_stamp(t[i].s, t[i].len - 1, &ts)) {
+			ti = i;
+			break;
+		}
+	}
+	if (ti < 0)
+		fail(ln, "no SECONDS.FRACTION: timestamp after the CPU field");
+	for (i = ti + 1; i < n && i <= ti + 2; i++) {
+		if (t[i].len >= 2 && t[i].s[t[i].len - 1] == ':') {
+			ei = i;
+			break;
+		}
+	}
+	if (ei < 0)
+		fail(ln, "truncated line: no event name");
+	ev.s = t[ei].s;
+	ev.len = t[ei].len - 1;
+	colon = memchr(ev.s, ':', ev.len);
+	if (colon) {
+		ev.len -= colon + 1 - ev.s;
+		ev.s = colon + 1;
+	}
+	a = t + ei + 1;
+	na = n - ei - 1;
+
+	if (tok_is(&ev, "irq_handler_entry")) {
+		u64 irq = arg_u64(ln, a, na, "irq");
+		struct tok name;
+
+		check_irq(ln, irq);
+		if (!arg(a, na, "name", &name))
+			fail(ln, "truncated line: missing name=");
+		/* Timer interrupts (IRQF_TIMER) never enter the kernel's ring. */
+		if (!keep_timer_irqs && memmem(name.s, name.len, "timer", 5))
+			return;
+		e = new_event(ln, ts, cpu, EV_IRQ);
+		e->a = irq;
+	} else if (tok_is(&ev, "cpu_idle")) {
+		u64 state = arg_u64(ln, a, na, "state");
+		u64 id = arg_u64(ln, a, na, "cpu_id");
+
+		if (state == 4294967295ULL || state == U64_MAX) {
+			new_event(ln, ts, id, EV_EXIT);
+		} else {
+			if (state >= CPUIDLE_STATE_MAX)
+				fail(ln, "idle state %" PRIu64 " out of range", state);
+			e = new_event(ln, ts, id, EV_ENTER);
+			e->a = NO_TIME;
+			e->state = state;
+		}
+	} else if (tok_is(&ev, "sched_idle_select")) {
+		u64 c = arg_u64(ln, a, na, "cpu");
+		u64 timer = arg_u64(ln, a, na, "timer_ns");
+		s64 irq_ns = arg_s64(ln, a, na, "irq_ns");
+		u64 irq = arg_u64(ln, a, na, "irq");
+		s64 lat = arg_s64(ln, a, na, "latency_req_ns");
+		s64 state = arg_s64(ln, a, na, "state");
+
+		(void)arg_u64(ln, a, na, "stop_tick");
+		check_irq(ln, irq);
+		if (state < -1000 || state >= CPUIDLE_STATE_MAX)
+			fail(ln, "state %" PRId64 " out of range", state);
+		e = new_event(ln, ts, c, EV_SELECT);
+		e->a = timer;
+		e->b = irq_ns < 0 ? NO_TIME : (u64)irq_ns;
+		e->c = lat < 0 ? 0 : (u64)lat;
+		e->state = state;
+		have_select = 1;
+	} else if (tok_is(&ev, "hrtimer_start")) {
+		struct tok h;
+
+		if (!arg(a, na, "hrtimer", &h))
+			fail(ln, "truncated line: missing hrtimer=");
+		e = new_event(ln, ts, cpu, EV_HRT_START);
+		e->a = hash_tok(&h);
+		e->b = arg_u64(ln, a, na, "expires");
+		if (e->b > MAX_TIME_NS)
+			fail(ln, "expires=%" PRIu64 " too large", e->b);
+		have_hrt = 1;
+	} else if (tok_is(&ev, "hrtimer_cancel") ||
+		   tok_is(&ev, "hrtimer_expire_entry")) {
+		struct tok h;
+		int expire = tok_is(&ev, "hrtimer_expire_entry");
+
+		if (!arg(a, na, "hrtimer", &h))
+			fail(ln, "truncated line: missing hrtimer=");
+		e = new_event(ln, ts, cpu, expire ? EV_HRT_EXPIRE : EV_HRT_CANCEL);
+		e->a = hash_tok(&h);
+		e->b = expire ? arg_u64(ln, a, na, "now") : 0;
+		if (e->b > MAX_TIME_NS)
+			fail(ln, "now=%" PRIu64 " too large", e->b);
+		have_hrt = 1;
+	} else if (tok_is(&ev, "irq_handler_exit") || tok_is(&ev, "hrtimer_init") ||
+		   tok_is(&ev, "hrtimer_expire_exit")) {
+		return;
+	} else if (!ignore_unknown) {
+		fail(ln, "unknown event '%.*s' (--ignore-unknown skips it)",
+		     (int)ev.len, ev.s);
+	}
+}
+
+static void read_input(FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long ln = 0;
+	struct tok t[MAX_TOKS];
+	int n;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		ln++;
+		if ((size_t)len != strlen(line))
+			fail(ln, "NUL byte in line");
+		if (len && line[len - 1] != '\n' && !feof(f))
+			fail(ln, "line too long");
+		n = tokenize(line, t);
+		if (n < 0)
+			fail(ln, "too many fields");
+		if (!n || t[0].s[0] == '#')
+			continue;
+		if (native_format < 0) {
+			u64 x;
+
+			native_format = !parse_u64(t[0].s, t[0].len, &x) &&
+					n >= 2 && !parse_u64(t[1].s, t[1].len, &x);
+		}
+		if (native_format) {
+			if (parse_native(ln, t, n))
+				fail(ln, "expected: T_NS CPU EVENT ...");
+		} else {
+			parse_trace(ln, t, n);
+		}
+	}
+	if (ferror(f))
+		fail(ln, "read error: %s", strerror(errno));
+	free(line);
+}
+
+/* ------------------------------------------------------------------ */
+/* Replay. */
+
+struct pending_hrt {
+	u64 id, expires;
+	u32 cpu;
+};
+
+static struct pending_hrt *hrt;
+static size_t nhrt;
+static s64 hrt_offset;		/* hrtimer clock minus trace clock */
+
+struct period {
+	u64 predicted;		/* combined expected duration */
+	u64 actual;
+	u64 timer_ns, irq_ns;
+	int chosen, oracle;
+};
+
+struct rule_stats {
+	u64 periods, nopred, kernel_seen, kernel_match;
+	u64 confusion[CPUIDLE_STATE_MAX][CPUIDLE_STATE_MAX];
+	double energy, oracle_energy;
+	double *err;		/* predicted - actual, ns */
+	size_t nerr, errcap;
+};
+
+struct cpu_state {
+	struct irq_predict_cpu pc[IRQ_PREDICT_NR_RULES];
+	u64 ring_t[RING_SIZE];
+	u32 ring_irq[RING_SIZE];
+	unsigned int ring_n, ring_head;
+	/* the open idle period */
+	int open;
+	u64 enter_t, timer_ns, latency_req;
+	u64 irq_ns[IRQ_PREDICT_NR_RULES];
+	int kernel_state;	/* from sched_idle_select, or -1 */
+	int irq_during;
+	/* the last sched_idle_select, waiting for its cpu_idle entry */
+	int sel_valid;
+	struct event sel;
+};
+
+static struct cpu_state *cpus[MAX_CPUS];
+static struct rule_stats stats[IRQ_PREDICT_NR_RULES];
+static int rule_on[IRQ_PREDICT_NR_RULES];
+static u64 tick_ns;
+static u64 unmatched_enter, unmatched_exit;
+static FILE *dump;
+
+static struct cpu_state *cpu_get(u32 cpu)
+{
+	if (!cpus[cpu]) {
+		cpus[cpu] = calloc(1, sizeof(*cpus[cpu]));
+		if (!cpus[cpu]) {
+			fprintf(stderr, "replay: out of memory\n");
+			exit(1);
+		}
+	}
+	return cpus[cpu];
+}
+
+static void hrt_remove(u64 id)
+{
+	size_t i;
+
+	for (i = 0; i < nhrt; i++) {
+		if (hrt[i].id == id) {
+			hrt[i] = hrt[--nhrt];
+			return;
+		}
+	}
+}
+
+static void hrt_start(const struct event *e)
+{
+	hrt_remove(e->a);
+	if (nhrt == MAX_PENDING_HRT)
+		fail(e->line, "more than %d hrtimers pending", MAX_PENDING_HRT);
+	if (!hrt) {
+		hrt = calloc(MAX_PENDING_HRT, sizeof(*hrt));
+		if (!hrt)
+			fail(e->line, "out of memory");
+	}
+	hrt[nhrt].id = e->a;
+	hrt[nhrt].expires = e->b;
+	hrt[nhrt].cpu = e->cpu;
+	nhrt++;
+}
+
+/* Time from @now (trace clock) to the earliest hrtimer pending on @cpu. */
+static u64 hrt_next(u32 cpu, u64 now)
+{
+	u64 best = NO_TIME;
+	size_t i;
+
+	for (i = 0; i < nhrt; i++) {
+		s64 exp;
+
+		if (hrt[i].cpu != cpu)
+			continue;
+		exp = (s64)hrt[i].expires - hrt_offset;
+		if (exp <= (s64)now)
+			return 0;
+		if ((u64)exp - now < best)
+			best = (u64)exp - now;
+	}
+	return best;
+}
+
+/* Was the idle period ending at event @i ended by an interrupt of its CPU? */
+static int woken_by_irq(size_t i)
+{
+	const struct event *x = &evs[i];
+	size_t j;
+
+	for (j = i + 1; j < nev && evs[j].t <= x->t + WAKE_SLACK_NS; j++) {
+		if (evs[j].cpu != x->cpu)
+			continue;
+		if (evs[j].type == EV_IRQ)
+			return 1;
+		if (evs[j].type == EV_ENTER)
+			break;
+	}
+	return 0;
+}
+
+static void idle_enter(const struct event *e)
+{
+	struct cpu_state *c = cpu_get(e->cpu);
+	u64 now = e->t;
+	unsigned int i, k;
+	int r;
+
+	if (c->open) {
+		if (native_format)
+			fail(e->line, "idle_enter on cpu %u already idle", e->cpu);
+		unmatched_enter++;
+	}
+	c->kernel_state = -1;
+	c->latency_req = U64_MAX;
+	c->timer_ns = e->a;
+	if (c->sel_valid) {
+		/* The kernel predicted at the tracepoint, just before entry. */
+		now = c->sel.t;
+		c->timer_ns = c->sel.a;
+		c->latency_req = c->sel.c;
+		c->kernel_state = c->sel.state;
+		c->sel_valid = 0;
+	} else if (!have_native_timer && have_hrt) {
+		c->timer_ns = hrt_next(e->cpu, now);
+	}
+
+	/* irq_predict_next_event(): drain the ring, then predict. */
+	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
+		unsigned int irq = 0;
+		u64 next;
+
+		if (!rule_on[r])
+			continue;
+		for (i = 0; i < c->ring_n; i++) {
+			k = (c->ring_head + RING_SIZE - c->ring_n + i) % RING_SIZE;
+			irq_predict_record(&c->pc[r], c->ring_irq[k], c->ring_t[k]);
+		}
+		next = irq_predict_next(&c->pc[r], now, r, &irq);
+		c->irq_ns[r] = next == U64_MAX ? U64_MAX : next - now;
+	}
+	c->ring_n = 0;
+	c->open = 1;
+	c->enter_t = e->t;
+	c->irq_during = 0;
+}
+
+static void record_err(struct rule_stats *s, double err)
+{
+	if (s->nerr == s->errcap) {
+		s->errcap = s->errcap ? s->errcap * 2 : 4096;
+		s->err = realloc(s->err, s->errcap * sizeof(*s->err));
+		if (!s->err) {
+			fprintf(stderr, "replay: out of memory\n");
+			exit(1);
+		}
+	}
+	s->err[s->nerr++] = err;
+}
+
+static void idle_exit(size_t idx)
+{
+	const struct event *e = &evs[idx];
+	struct cpu_state *c = cpu_get(e->cpu);
+	u64 actual, timer_ns;
+	int r, oracle;
+
+	if (!c->open) {
+		if (native_format)
+			fail(e->line, "idle_exit on cpu %u not idle", e->cpu);
+		unmatched_exit++;
+		return;
+	}
+	c->open = 0;
+	actual = e->t - c->enter_t;
+	timer_ns = c->timer_ns;
+	/* No timer input at all: a wakeup by no interrupt was the timer. */
+	if (timer_ns == NO_TIME && !have_select && !have_hrt && !have_native_timer &&
+	    !c->irq_during && !woken_by_irq(idx))
+		timer_ns = actual;
+
+	oracle = sched_idle_select_state(&drv, &dev, actual, c->latency_req);
+	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
+		struct rule_stats *s = &stats[r];
+		struct sched_idle_wakeup w = { 0 };
+		int index;
+
+		if (!rule_on[r])
+			continue;
+		w.timer_ns = timer_ns;
+		w.irq_ns = c->irq_ns[r];
+		w.delta_tick_ns = tick_ns ? tick_ns - c->enter_t % tick_ns : U64_MAX;
+		/* kernel/sched/idle.c: sched_idle() */
+		sched_idle_wakeup_combine(&w);
+		index = sched_idle_select_state(&drv, &dev, w.duration_ns,
+						c->latency_req);
+		if (index < 0 || oracle < 0)
+			continue;
+		if (!sched_idle_stop_tick(&drv, index, w.duration_ns,
+					  tick_ns ? tick_ns : 0, false) &&
+		    w.delta_tick_ns < w.duration_ns)
+			index = sched_idle_select_state(&drv, &dev, w.delta_tick_ns,
+							c->latency_req);
+		s->periods++;
+		s->confusion[index][oracle]++;
+		s->energy += energy_pj(index, actual);
+		s->oracle_energy += energy_pj(oracle, actual);
+		if (w.duration_ns == U64_MAX)
+			s->nopred++;
+		else
+			record_err(s, (double)w.duration_ns - (double)actual);
+		if (c->kernel_state >= 0) {
+			s->kernel_seen++;
+			s->kernel_match += index == c->kernel_state;
+		}
+		if (dump)
+			fprintf(dump, "%s %u %" PRIu64 " %" PRId64 " %" PRIu64
+				" %" PRId64 " %" PRId64 " %d %d\n",
+				irq_predict_rule_name(r), e->cpu, c->enter_t,
+				w.duration_ns == U64_MAX ? -1 : (s64)w.duration_ns,
+				actual,
+				timer_ns == NO_TIME ? -1 : (s64)timer_ns,
+				w.irq_ns == U64_MAX ? -1 : (s64)w.irq_ns,
+				index, oracle);
+	}
+}
+
+static void replay(void)
+{
+	size_t i;
+
+	for (i = 0; i < nev; i++) {
+		const struct event *e = &evs[i];
+		struct cpu_state *c;
+
+		switch (e->type) {
+		case EV_IRQ:
+			c = cpu_get(e->cpu);
+			c->ring_t[c->ring_head] = e->t;
+			c->ring_irq[c->ring_head] = e->a;
+			c->ring_head = (c->ring_head + 1) % RING_SIZE;
+			if (c->ring_n < RING_SIZE)
+				c->ring_n++;
+			if (c->open)
+				c->irq_during = 1;
+			break;
+		case EV_ENTER:
+			idle_enter(e);
+			break;
+		case EV_EXIT:
+			idle_exit(i);
+			break;
+		case EV_SELECT:
+			c = cpu_get(e->cpu);
+			c->sel = *e;
+			c->sel_valid = 1;
+			break;
+		case EV_HRT_START:
+			hrt_start(e);
+			break;
+		case EV_HRT_EXPIRE:
+			/* now= is on the hrtimer clock: learn the offset. */
+			hrt_offset = (s64)e->b - (s64)e->t;
+			hrt_remove(e->a);
+			break;
+		case EV_HRT_CANCEL:
+			hrt_remove(e->a);
+			break;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Output. */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double quantile(double *v, size_t n, double q)
+{
+	size_t k;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	k = (size_t)(q * (n - 1) + 0.5);
+	return v[k];
+}
+
+struct summary {
+	double err_med_us, abs_p90_us, deep_pct, shallow_pct, e_mj, oe_mj;
+	u64 deep, shallow;
+};
+
+static void summarize(struct rule_stats *s, struct summary *m)
+{
+	size_t i;
+	int a, b;
+
+	memset(m, 0, sizeof(*m));
+	m->err_med_us = quantile(s->err, s->nerr, 0.5) / 1000;
+	for (i = 0; i < s->nerr; i++)
+		s->err[i] = s->err[i] < 0 ? -s->err[i] : s->err[i];
+	m->abs_p90_us = quantile(s->err, s->nerr, 0.9) / 1000;
+	for (a = 0; a < drv.state_count; a++)
+		for (b = 0; b < drv.state_count; b++) {
+			if (a > b)
+				m->deep += s->confusion[a][b];
+			if (a < b)
+				m->shallow += s->confusion[a][b];
+		}
+	if (s->periods) {
+		m->deep_pct = 100.0 * m->deep / s->periods;
+		m->shallow_pct = 100.0 * m->shallow / s->periods;
+	}
+	m->e_mj = s->energy / 1e9;
+	m->oe_mj = s->oracle_energy / 1e9;
+}
+
+static void print_text(void)
+{
+	struct summary m;
+	int r, a, b;
+
+	printf("trace %s: table %s, %zu events, timer input from %s%s\n",
+	       input_name, ptab->name, nev,
+	       have_select ? "sched_idle_select" :
+	       have_native_timer ? "the trace" :
+	       have_hrt ? "hrtimer events" : "idle ends with no interrupt (approximation)",
+	       tick_ns ? ", kept tick modelled" : "");
+	if (unmatched_enter || unmatched_exit)
+		printf("unmatched idle entries %" PRIu64 ", exits %" PRIu64 " (skipped)\n",
+		       unmatched_enter, unmatched_exit);
+	printf("\n%-9s %8s %7s %10s %10s %8s %8s %11s %11s %7s%s\n", "rule", "periods",
+	       "nopred", "err_med_us", "err_p90_us", "deep_%", "shallow_%",
+	       "energy_mJ", "oracle_mJ", "ratio", have_select ? "  kernel_match_%" : "");
+	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
+		struct rule_stats *s = &stats[r];
+
+		if (!rule_on[r])
+			continue;
+		summarize(s, &m);
+		printf("%-9s %8" PRIu64 " %7" PRIu64 " %10.1f %10.1f %8.2f %8.2f %11.3f %11.3f %7.3f",
+		       irq_predict_rule_name(r), s->periods, s->nopred, m.err_med_us,
+		       m.abs_p90_us, m.deep_pct, m.shallow_pct, m.e_mj, m.oe_mj,
+		       m.oe_mj > 0 ? m.e_mj / m.oe_mj : 0);
+		if (have_select)
+			printf("  %14.2f", s->kernel_seen ?
+			       100.0 * s->kernel_match / s->kernel_seen : 0);
+		printf("\n");
+	}
+	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
+		if (!rule_on[r])
+			continue;
+		printf("\n%s: chosen (rows) vs oracle (columns)\n%-8s", irq_predict_rule_name(r), "");
+		for (b = 0; b < drv.state_count; b++)
+			printf(" %9s", drv.states[b].name);
+		printf("\n");
+		for (a = 0; a < drv.state_count; a++) {
+			printf("%-8s", drv.states[a].name);
+			for (b = 0; b < drv.state_count; b++)
+				printf(" %9" PRIu64, stats[r].confusion[a][b]);
+			printf("\n");
+		}
+	}
+}
+
+static void print_csv(void)
+{
+	struct summary m;
+	int r, a, b;
+
+	printf("trace,table,rule,periods,nopred,err_med_us,err_abs_p90_us,too_deep_pct,"
+	       "too_shallow_pct,energy_mj,oracle_energy_mj,energy_ratio,kernel_match_pct");
+	for (a = 0; a < drv.state_count; a++)
+		for (b = 0; b < drv.state_count; b++)
+			printf(",conf_%s_%s", drv.states[a].name, drv.states[b].name);
+	printf("\n");
+	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
+		struct rule_stats *s = &stats[r];
+
+		if (!rule_on[r])
+			continue;
+		summarize(s, &m);
+		printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.4f,%.4f,%.6f,%.6f,%.5f,",
+		       input_name, ptab->name, irq_predict_rule_name(r), s->periods,
+		       s->nopred, m.err_med_us, m.abs_p90_us, m.deep_pct, m.shallow_pct,
+		       m.e_mj, m.oe_mj, m.oe_mj > 0 ? m.e_mj / m.oe_mj : 0);
+		if (s->kernel_seen)
+			printf("%.3f", 100.0 * s->kernel_match / s->kernel_seen);
+		for (a = 0; a < drv.state_count; a++)
+			for (b = 0; b < drv.state_count; b++)
+				printf(",%" PRIu64, s->confusion[a][b]);
+		printf("\n");
+	}
+}
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: replay [--csv] [--table skx|arm] [--rules r1,r2,...] [--tick-ns N]\n"
+		"              [--dump FILE] [--ignore-unknown] [--keep-timer-irqs] [TRACE|-]\n"
+		"rules: timer, last, rfc, adaptive (default: all)\n");
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = NULL;
+	int csv = 0, i, r, any;
+	FILE *f = stdin;
+
+	setup_driver(&tables[0]);
+	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++)
+		rule_on[r] = 1;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--csv")) {
+			csv = 1;
+		} else if (!strcmp(argv[i], "--table") && i + 1 < argc) {
+			i++;
+			if (!strcmp(argv[i], "skx"))
+				setup_driver(&tables[0]);
+			else if (!strcmp(argv[i], "arm"))
+				setup_driver(&tables[1]);
+			else
+				usage(2);
+		} else if (!strcmp(argv[i], "--rules") && i + 1 < argc) {
+			char *list = strdup(argv[++i]), *tok, *save = NULL;
+
+			memset(rule_on, 0, sizeof(rule_on));
+			for (tok = strtok_r(list, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				for (r = 0; r < IRQ_PREDICT_NR_RULES; r++)
+					if (!strcmp(tok, irq_predict_rule_name(r)))
+						break;
+				if (r == IRQ_PREDICT_NR_RULES) {
+					fprintf(stderr, "replay: unknown rule %s\n", tok);
+					exit(2);
+				}
+				rule_on[r] = 1;
+			}
+			free(list);
+		} else if (!strcmp(argv[i], "--tick-ns") && i + 1 < argc) {
+			u64 x;
+
+			i++;
+			if (parse_u64(argv[i], strlen(argv[i]), &x) || x > MAX_TIME_NS)
+				usage(2);
+			tick_ns = x;
+		} else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
+			dump = fopen(argv[++i], "w");
+			if (!dump) {
+				perror(argv[i]);
+				exit(2);
+			}
+		} else if (!strcmp(argv[i], "--ignore-unknown")) {
+			ignore_unknown = 1;
+		} else if (!strcmp(argv[i], "--keep-timer-irqs")) {
+			keep_timer_irqs = 1;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(0);
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			usage(2);
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			usage(2);
+		}
+	}
+	for (any = 0, r = 0; r < IRQ_PREDICT_NR_RULES; r++)
+		any |= rule_on[r];
+	if (!any)
+		usage(2);
+	if (path && strcmp(path, "-")) {
+		f = fopen(path, "r");
+		if (!f) {
+			perror(path);
+			exit(2);
+		}
+		input_name = path;
+	}
+	read_input(f);
+	if (f != stdin)
+		fclose(f);
+	if (native_format < 0)
+		native_format = 0;
+	replay();
+	if (dump)
+		fclose(dump);
+	if (csv)
+		print_csv();
+	else
+		print_text();
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User-space shim of <linux/cpuidle.h>: only the fields that
+ * kernel/sched/idle_select.c reads, with the kernel's names and types.
+ */
+#ifndef _SHIM_LINUX_CPUIDLE_H
+#define _SHIM_LINUX_CPUIDLE_H
+
+#include <errno.h>
+#include <linux/types.h>
+
+#define CPUIDLE_STATE_MAX	10
+#define CPUIDLE_NAME_LEN	16
+#define CPUIDLE_FLAG_POLLING	(1U << 0)
+
+struct cpuidle_state {
+	char		name[CPUIDLE_NAME_LEN];
+	u64		exit_latency_ns;
+	u64		target_residency_ns;
+	unsigned int	flags;
+};
+
+struct cpuidle_state_usage {
+	u64		disable;
+};
+
+struct cpuidle_driver {
+	struct cpuidle_state	states[CPUIDLE_STATE_MAX];
+	int			state_count;
+};
+
+struct cpuidle_device {
+	struct cpuidle_state_usage	states_usage[CPUIDLE_STATE_MAX];
+};
+
+#endif

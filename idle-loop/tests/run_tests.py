@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""make -C idle-loop test: synthetic traces with known answers, malformed
+inputs, and mutated inputs under ASan+UBSan.  Prints PASS/FAIL per check."""
+import argparse
+import concurrent.futures
+import os
+import random
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen  # noqa: E402
+
+MS = gen.MS
+RESULTS = []
+
+
+def check(name, ok, why=""):
+    RESULTS.append(ok)
+    print("%s %s%s" % ("PASS" if ok else "FAIL", name, "" if ok else ": " + why))
+
+
+def run(binary, args, data=None):
+    p = subprocess.run([binary] + args, input=data, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def dump(replay, out, name, lines, extra=()):
+    path = os.path.join(out, name + ".txt")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    dpath = os.path.join(out, name + ".dump")
+    rc, so, se = run(replay, ["--dump", dpath, "--csv", *extra, path])
+    if rc:
+        raise RuntimeError("%s: replay failed: %s" % (name, se))
+    rows = []
+    for ln in open(dpath):
+        f = ln.split()
+        rows.append(dict(rule=f[0], cpu=int(f[1]), t=int(f[2]), pred=int(f[3]),
+                         actual=int(f[4]), timer=int(f[5]), irq=int(f[6]),
+                         chosen=int(f[7]), oracle=int(f[8])))
+    return rows, so, path
+
+
+def rule(rows, r, cpu=None):
+    return [x for x in rows if x["rule"] == r and (cpu is None or x["cpu"] == cpu)]
+
+
+def mismatches(rows):
+    return [x for x in rows if x["chosen"] != x["oracle"]]
+
+
+def known_answers(replay, out):
+    # 1. One periodic source: after warm-up every choice of every
+    #    predicting rule matches the oracle, and the prediction is exact.
+    rows, _, _ = dump(replay, out, "periodic", gen.SCENARIOS["periodic"]())
+    for r in ("adaptive", "last", "rfc"):
+        rr = rule(rows, r)[5:]
+        check("periodic-%s-matches-oracle" % r, rr and not mismatches(rr),
+              "%d of %d differ" % (len(mismatches(rr)), len(rr)))
+    rr = rule(rows, "adaptive")[5:]
+    check("periodic-adaptive-exact", all(x["pred"] == x["actual"] for x in rr))
+
+    # 2. Two interleaved periodic sources: per-source prediction is exact,
+    #    the timer alone is too deep whenever the 250 us gap comes.
+    rows, _, _ = dump(replay, out, "two", gen.SCENARIOS["two"]())
+    rr = [x for x in rule(rows, "adaptive") if x["t"] > 10 * MS]
+    check("two-adaptive-matches-oracle", rr and not mismatches(rr),
+          "%d of %d differ" % (len(mismatches(rr)), len(rr)))
+    tt = rule(rows, "timer")
+    deep = sum(x["chosen"] > x["oracle"] for x in tt)
+    check("two-timer-too-deep", deep > len(tt) // 4, "%d too deep" % deep)
+
+    # 3. A source that stops at 0.3 s (Arm table, where the 4 ms tick period
+    #    deserves CLUOFF): the stale source keeps the choice shallow until
+    #    it has been silent IRQ_PREDICT_RESET_NS (1 s), then the timer rules.
+    rows, _, _ = dump(replay, out, "stop", gen.SCENARIOS["stop"](), ["--table", "arm"])
+    aa = rule(rows, "adaptive")
+    late = [x for x in aa if x["t"] > 1300 * MS + 4 * MS]
+    check("stop-adaptive-after-reset", late and not mismatches(late),
+          "%d of %d differ" % (len(mismatches(late)), len(late)))
+    gap = [x for x in aa if 305 * MS < x["t"] < 1290 * MS]
+    check("stop-adaptive-shallow-before-reset",
+          gap and all(x["chosen"] < x["oracle"] for x in gap))
+    early = [x for x in aa if 10 * MS < x["t"] < 299 * MS]
+    check("stop-adaptive-before-stop", early and not mismatches(early))
+
+    # 4. Jitter (2.6 ms +-5 %, Arm table: the CPUOFF/CLUOFF boundary at
+    #    2.5 ms falls inside the jitter): the adaptive rule predicts the
+    #    shortest interval, so it is almost never too deep, and less often
+    #    than the last-interval rule.
+    rows, _, _ = dump(replay, out, "jitter", gen.SCENARIOS["jitter"](), ["--table", "arm"])
+    d = {}
+    for r in ("adaptive", "last", "rfc"):
+        rr = rule(rows, r)[10:]
+        d[r] = sum(x["chosen"] > x["oracle"] for x in rr) / len(rr)
+    check("jitter-adaptive-rarely-too-deep", d["adaptive"] < 0.05, "%.3f" % d["adaptive"])
+    check("jitter-adaptive-below-last", d["adaptive"] < d["last"],
+          "adaptive %.3f last %.3f" % (d["adaptive"], d["last"]))
+
+    # 5. A burst of 20 interrupts 20 us apart on the periodic line: the
+    #    window (8 intervals) flushes the burst out; from then on every
+    #    choice matches again.
+    rows, _, _ = dump(replay, out, "burst", gen.SCENARIOS["burst"]())
+    aa = rule(rows, "adaptive")
+    after = [x for x in aa if x["t"] > 200 * MS + 300 * 1000 + 20 * 20000 + 9 * MS]
+    before = [x for x in aa if 10 * MS < x["t"] < 200 * MS]
+    check("burst-adaptive-recovers", after and not mismatches(after),
+          "%d of %d differ" % (len(mismatches(after)), len(after)))
+    check("burst-adaptive-before", before and not mismatches(before))
+
+    # 6. A source that moves from CPU 0 to CPU 1 at 0.3 s (Arm table): CPU 1
+    #    predicts it after two interrupts; CPU 0 forgets it 1 s after its
+    #    last interrupt there.
+    rows, _, _ = dump(replay, out, "move", gen.SCENARIOS["move"](), ["--table", "arm"])
+    c1 = [x for x in rule(rows, "adaptive", 1) if x["t"] > 303 * MS]
+    check("move-new-cpu-matches", c1 and not mismatches(c1),
+          "%d of %d differ" % (len(mismatches(c1)), len(c1)))
+    c0 = [x for x in rule(rows, "adaptive", 0) if x["t"] > 1304 * MS]
+    check("move-old-cpu-forgets", c0 and not mismatches(c0),
+          "%d of %d differ" % (len(mismatches(c0)), len(c0)))
+
+    # 7. A 300 us timeout re-armed at every wakeup beats the 1 ms source
+    #    most of the time; the timer is exact and so is the source, so
+    #    every choice after warm-up matches and, where the timer is the
+    #    earlier, the adaptive choice is the timer-only choice.
+    rows, _, _ = dump(replay, out, "timerwins", gen.SCENARIOS["timerwins"]())
+    aa = rule(rows, "adaptive")[5:]
+    tt = {(x["cpu"], x["t"]): x for x in rule(rows, "timer")}
+    check("timerwins-matches-oracle", aa and not mismatches(aa),
+          "%d of %d differ" % (len(mismatches(aa)), len(aa)))
+    won = [x for x in aa if x["irq"] < 0 or x["timer"] <= x["irq"]]
+    check("timerwins-timer-decides",
+          len(won) > len(aa) // 2 and
+          all(x["chosen"] == tt[(x["cpu"], x["t"])]["chosen"] for x in won))
+
+    # 8. The same trace as perf script text with hrtimer events replays to
+    #    the same numbers; with sched_idle_select it replays to the states
+    #    the (here: simulated) kernel chose.
+    lines = gen.SCENARIOS["two"]()
+    _, csv_native, _ = dump(replay, out, "two-native", lines)
+    _, csv_perf, _ = dump(replay, out, "two-perf", gen.to_perf(lines))
+    strip = lambda c: [",".join(l.split(",")[1:]) for l in c.splitlines()]
+    check("perf-hrtimer-same-as-native", strip(csv_native) == strip(csv_perf),
+          "\n%s\n%s" % (csv_native, csv_perf))
+    rows, _, _ = dump(replay, out, "two-native2", lines)
+    states = [x["chosen"] for x in rule(rows, "adaptive")]
+    _, csv_sel, _ = dump(replay, out, "two-select", gen.to_perf(lines, select_states=states))
+    sel = {l.split(",")[2]: l.split(",")[12] for l in csv_sel.splitlines()[1:]}
+    check("perf-select-kernel-match", sel.get("adaptive") == "100.000", str(sel))
+    # No timer input at all: wakeups by no interrupt are taken as the timer.
+    _, csv_none, _ = dump(replay, out, "two-notimer", gen.to_perf(lines, hrtimers=False))
+    check("perf-no-timer-approximation", "adaptive" in csv_none)
+
+
+PERF_OK = ("swapper/0 0 [000] 1.000000000: irq:irq_handler_entry: irq=40 name=eth0\n"
+           "swapper/0 0 [000] 1.000010000: power:cpu_idle: state=2 cpu_id=0\n"
+           "swapper/0 0 [000] 1.001000000: power:cpu_idle: state=4294967295 cpu_id=0\n")
+
+MALFORMED = [
+    # name, input, line of the error
+    ("truncated-native", "0 0 irq 40\n5000 0 idle_enter\n", 2),
+    ("truncated-native-cpu-only", "0 0 irq 40\n5000 0\n", 2),
+    ("truncated-perf", PERF_OK + "swapper/0 0 [000] 1.002000000: irq:irq_handler_entry: irq=\n", 4),
+    ("truncated-perf-noevent", PERF_OK + "swapper/0 0 [000] 1.002\n", 4),
+    ("unknown-native", "0 0 irq 40\n10 0 softirq 3\n", 2),
+    ("unknown-perf", PERF_OK + "swapper/0 0 [000] 1.002000000: sched:sched_switch: prev=a\n", 4),
+    ("backwards-native", "100 0 irq 40\n50 0 irq 40\n", 2),
+    ("backwards-perf", PERF_OK + "swapper/0 0 [000] 0.500000000: irq:irq_handler_entry: irq=1 name=x\n", 4),
+    ("huge-time", "0 0 irq 40\n99999999999999999999999 0 irq 40\n", 2),
+    ("huge-time-2^63", "0 0 irq 40\n9223372036854775808 0 irq 40\n", 2),
+    ("huge-cpu", "0 0 irq 40\n10 4294967296 irq 40\n", 2),
+    ("huge-irq", "0 0 irq 40\n10 0 irq 4294967296\n", 2),
+    ("huge-timer", "0 0 idle_enter 99999999999999999999\n", 1),
+    ("huge-state", PERF_OK + "swapper/0 0 [000] 1.002000000: power:cpu_idle: state=11 cpu_id=0\n", 4),
+    ("negative", "0 0 irq -40\n", 1),
+    ("double-enter", "0 0 idle_enter 100\n10 0 idle_enter 100\n", 2),
+    ("exit-not-idle", "0 0 irq 1\n10 0 idle_exit\n", 2),
+    ("no-cpu-perf", "hello world 1.0: irq:irq_handler_entry: irq=1 name=x\n", 1),
+    ("garbage-after-native", "0 0 irq 40\nfoo bar\n", 2),
+    ("nul-byte", "0 0 irq 40\n1\x000 0 irq 4\n", 2),
+]
+
+
+def malformed(replay, asan):
+    for name, data, line in MALFORMED:
+        for b in (replay, asan):
+            rc, so, se = run(b, ["-"], data)
+            tag = "malformed-%s%s" % (name, "-asan" if b == asan else "")
+            ok = rc == 1 and (":%d:" % line) in se and "Sanitizer" not in se \
+                and "runtime error" not in se
+            check(tag, ok, "rc %d stderr %r" % (rc, se[:200]))
+
+
+def mutate(rng, text):
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(8)
+        i = rng.randrange(len(lines))
+        ln = lines[i]
+        if op == 0 and ln:                      # flip a byte
+            j = rng.randrange(len(ln))
+            ln = ln[:j] + chr(rng.randrange(1, 127)) + ln[j + 1:]
+        elif op == 1 and ln:                    # truncate
+            ln = ln[:rng.randrange(len(ln))]
+        elif op == 2:                           # delete a line
+            del lines[i]
+            if not lines:
+                lines = [""]
+            continue
+        elif op == 3:                           # duplicate a line
+            lines.insert(i, ln)
+        elif op == 4 and ln:                    # a huge or odd number
+            toks = ln.split(" ")
+            j = rng.randrange(len(toks))
+            toks[j] = rng.choice(["18446744073709551615", "18446744073709551616",
+                                  "-1", "0", "4611686018427387905", "999999999999",
+                                  "4294967295", "1e9", "", "0x10"])
+            ln = " ".join(toks)
+        elif op == 5 and len(lines) > 1:        # swap two lines
+            k = rng.randrange(len(lines))
+            lines[i], lines[k] = lines[k], lines[i]
+            continue
+        elif op == 6 and ln:                    # insert junk
+            j = rng.randrange(len(ln) + 1)
+            ln = ln[:j] + rng.choice(["=", ":", " ", "[", "]", ".", "\t", "9" * 30]) + ln[j:]
+        elif op == 7 and ln:                    # replace a key=value
+            ln = ln.replace("state=2", rng.choice(["state=", "state=99", "state=4294967295"]))
+        lines[i] = ln
+    return "\n".join(lines)
+
+
+def fuzz(asan, n):
+    rng = random.Random(12345)
+    native = "\n".join(gen.simulate([gen.Source(40, 1000 * 1000), gen.Source(41, 1500 * 1000, phase=250000)],
+                                    20 * MS, ncpus=1, tick=4 * MS)) + "\n"
+    perf = "\n".join(gen.to_perf(native.strip().split("\n")[:120])) + "\n"
+    sel = "\n".join(gen.to_perf(native.strip().split("\n")[:120], select_states=[3] * 200)) + "\n"
+    seeds = [native, perf, sel]
+    inputs = [mutate(rng, rng.choice(seeds)) for _ in range(n)]
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+
+    def one(data):
+        p = subprocess.run([asan, "--csv", "-"], input=data.encode("latin-1"),
+                           capture_output=True, env=env)
+        se = p.stderr.decode("latin-1")
+        bad = p.returncode not in (0, 1) or "Sanitizer" in se or "runtime error" in se \
+            or (p.returncode == 1 and not se.startswith("replay: "))
+        return bad, p.returncode, se, data
+
+    bad = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as ex:
+        for r in ex.map(one, inputs):
+            if r[0]:
+                bad.append(r)
+    errors = 0
+    check("fuzz-%d-mutated-inputs-asan-ubsan" % n, not bad,
+          "%d bad; first rc %d: %s" % (len(bad), bad[0][1], bad[0][2][:300]) if bad else "")
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--replay", required=True)
+    ap.add_argument("--asan", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--fuzz", type=int, default=2000)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    known_answers(a.replay, a.out)
+    malformed(a.replay, a.asan)
+    fuzz(a.asan, a.fuzz)
+    failed = RESULTS.count(False)
+    print("%d passed, %d failed" % (len(RESULTS) - failed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+#!/bin/sh
+# test.sh: everything `make test` runs, each check counted.  Prints
+# "PASS name" or "FAIL name: reason" per check and ends with the line
+# "N passed, N failed"; exits non-zero on any failure.
+#   host:   harness fault tests, replay tests, parser tests
+#   series: checkpatch --strict on each patch, each patch builds alone
+#   guests: both kernels boot on 1 and 2 vCPUs (4 for the patched one),
+#           KUnit suites pass (KTAP parsed), each emulated state is
+#           entered, the patched path runs and menu_select never does.
+# Logs: build/test/.  Usage: scripts/test.sh [--no-guests]
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+T=$BUILD/test
+rm -rf "$T"
+mkdir -p "$T"
+passed=0 failed=0
+start=$(date +%s)
+
+pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
+fail() { failed=$((failed + 1)); printf 'FAIL %s: %s\n' "$1" "$2"; }
+# check NAME CMD...: run CMD with its output in build/test/NAME.log
+check() {
+	name=$1
+	shift
+	if "$@" >"$T/$name.log" 2>&1; then
+		pass "$name"
+	else
+		fail "$name" "$(grep -a -E 'error|FAIL|fail' "$T/$name.log" | tail -1 | cut -c1-150) (log: $T/$name.log)"
+	fi
+}
+finish() {
+	echo "make test took $(($(date +%s) - start))s"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+# Set-up failures stop everything: nothing below could run.
+check deps "$TOP/scripts/deps.sh" || { finish; }
+check tree "$TOP/scripts/tree.sh" || { finish; }
+[ "$failed" -eq 0 ] || finish
+
+# Host-side tests.
+for t in "$TOP"/scripts/tests/*.sh; do
+	[ -f "$t" ] && check "harness-$(basename "$t" .sh)" sh "$t"
+done
+[ -f "$TOP/idle-loop/Makefile" ] && check replay make -C "$TOP/idle-loop" test
+[ -d "$TOP/perf-scripts/tests" ] &&
+	check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests" -t "$TOP/perf-scripts"
+
+# The series: style, then every prefix of it builds.
+cp=$BUILD/linux/scripts/checkpatch.pl
+for p in "$TOP"/series/0*.patch; do
+	case "$p" in *0000-cover-letter*) continue ;; esac
+	check "checkpatch-$(basename "$p" | cut -c1-4)" \
+		perl "$cp" --no-tree --strict --quiet "$p"
+done
+[ "${SKIP_SERIES_BUILDS:-0}" = 1 ] || check series-builds "$TOP/scripts/build-each-patch.sh"
+
+check build-stock "$TOP/scripts/build-kernel.sh" stock
+check build-patched "$TOP/scripts/build-kernel.sh" patched
+check image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
+[ "${1:-}" = --no-guests ] && finish
+
+K=$BUILD/kernels
+I=$BUILD/initramfs.cpio
+boot() {
+	name=$1
+	shift
+	if "$TOP/guest-image/run-qemu.sh" -i "$I" -o "$T/$name" -t 300 -q 120 "$@" >"$T/$name.log" 2>&1; then
+		pass "$name"
+	else
+		fail "$name" "$(cat "$T/$name/verdict" 2>/dev/null || tail -1 "$T/$name.log")"
+	fi
+}
+# kunit NAME: the KTAP of a boot's console, parsed by the tree's kunit.py
+kunit() {
+	log=$T/$1/console.log
+	if [ -f "$log" ] && python3 "$BUILD/linux/tools/testing/kunit/kunit.py" parse \
+		<"$log" >"$T/$1-kunit.log" 2>&1 &&
+		grep -q 'Testing complete' "$T/$1-kunit.log" &&
+		! grep -q -E 'FAILED|CRASHED' "$T/$1-kunit.log"; then
+		pass "$1-kunit ($(grep -o 'Ran [0-9]* tests' "$T/$1-kunit.log" | head -1))"
+	else
+		fail "$1-kunit" "see $T/$1-kunit.log"
+	fi
+}
+
+boot stock-menu-1cpu -k "$K/stock.bzImage" -c 1 -d cpuidle_emu -g menu -a "cpuidle.governor=menu"
+kunit stock-menu-1cpu
+boot stock-teo-2cpu -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g teo -a "cpuidle.governor=teo"
+boot stock-menu-states -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -a "cpuidle.governor=menu" -r emu-states
+boot stock-menu-ftrace -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "cpuidle.governor=menu guest.args=governor"
+for c in 1 2 4; do
+	boot "patched-${c}cpu" -k "$K/patched.bzImage" -c "$c" -d cpuidle_emu -r path-check -a "guest.args=sched"
+done
+kunit patched-2cpu
+boot patched-states -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r emu-states
+boot patched-governor-ab -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "sched_idle=governor cpuidle.governor=menu guest.args=governor"
+finish
