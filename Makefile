@@ -5,6 +5,8 @@
 #                 regenerate docs/results.md (BENCH_ARGS=--quick for a
 #                 short run)
 #   make test     everything testable, ending in "N passed, N failed"
+#   make test-robust  debug kernel (lockdep, KASAN, UBSAN, kmemleak) with
+#                 rcutorture under CPU/IRQ churn; not in CI (build time)
 #   make tree     build/linux: pinned Debian tree + series/ (git am)
 #   make series   export build/linux's commits back to series/
 #   make kernels  build/kernels/{stock,patched}.bzImage
@@ -17,7 +19,7 @@ SHELL := /bin/sh
 BUILD := build
 BENCH_ARGS ?=
 
-.PHONY: all deps tree series kernels image smoke test bench report replay clean
+.PHONY: all deps tree series kernels image smoke test test-robust bench report replay clean
 
 all: kernels image
 
@@ -45,6 +47,9 @@ smoke: kernels image
 
 test:
 	@scripts/test.sh
+
+test-robust:
+	@scripts/test-robust.sh
 
 bench: kernels image
 	@python3 perf-scripts/bench.py $(BENCH_ARGS)

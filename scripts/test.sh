@@ -42,9 +42,8 @@ check tree "$TOP/scripts/tree.sh" || { finish; }
 [ "$failed" -eq 0 ] || finish
 
 # Host-side tests.
-for t in "$TOP"/scripts/tests/*.sh; do
-	[ -f "$t" ] && check "harness-$(basename "$t" .sh)" sh "$t"
-done
+check harness-wrong-pin sh "$TOP/scripts/tests/wrong-pin.sh"
+check harness-broken-patch sh "$TOP/scripts/tests/broken-patch.sh"
 [ -f "$TOP/idle-loop/Makefile" ] && check replay make -C "$TOP/idle-loop" test
 [ -d "$TOP/perf-scripts/tests" ] &&
 	check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests" -t "$TOP/perf-scripts"
@@ -62,6 +61,8 @@ check build-stock "$TOP/scripts/build-kernel.sh" stock
 check build-patched "$TOP/scripts/build-kernel.sh" patched
 check image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
 [ "${1:-}" = --no-guests ] && finish
+
+check harness-guest-faults sh "$TOP/scripts/tests/guest-faults.sh"
 
 K=$BUILD/kernels
 I=$BUILD/initramfs.cpio
@@ -97,5 +98,10 @@ for c in 1 2 4; do
 done
 kunit patched-2cpu
 boot patched-states -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r emu-states
+disk=$T/disk.img
+truncate -s 16M "$disk"
+blk="-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0"
+boot patched-robust-2cpu -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
+boot patched-robust-4cpu -k "$K/patched.bzImage" -c 4 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
 boot patched-governor-ab -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "sched_idle=governor cpuidle.governor=menu guest.args=governor"
 finish

@@ -18,7 +18,7 @@ upstream=$(cfg LINUX_UPSTREAM_VERSION)
 mkdir -p "$BUILD"
 have=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
 [ "$have" = "$want" ] ||
-	die "$pkg ${have:-is not installed}, the pin in config.mk is $want (run scripts/deps.sh or: apt-get install $pkg=$want)"
+	die "config.mk pins $pkg $want but ${have:-none} is installed (run scripts/deps.sh or: apt-get install $pkg=$want)"
 [ -f "$tarball" ] || die "$tarball is missing although $pkg $have is installed"
 
 series_hash() {

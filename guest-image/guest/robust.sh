@@ -1,0 +1,102 @@
+#!/bin/sh
+# robust.sh RESULTS [SECONDS]: the idle path under churn.  While a mixed
+# load runs (cyclictest, disk reads, hackbench), at the same time: CPU 1
+# goes offline and online, interrupt affinities move between CPUs, the
+# virtio-blk driver is unbound and rebound (its interrupts are freed and
+# requested again).  Then, each with a check that can fail: a PM QoS
+# limit of 0 lets no halting state be entered; a state disabled in sysfs
+# is never entered; suspend-to-idle wakes on an RTC alarm.
+set -eu
+out=$1 secs=${2:-10}
+cpu=/sys/devices/system/cpu
+ncpu=$(nproc)
+fail=0
+log() { echo "robust: $*"; }
+usage_sum() { # STATE: usage summed over online CPUs
+	cat "$cpu"/cpu[0-9]*/cpuidle/state"$1"/usage 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# --- churn ------------------------------------------------------------
+blk=$(ls /sys/bus/virtio/drivers/virtio_blk 2>/dev/null | grep '^virtio' | head -1 || true)
+end=$(($(date +%s) + secs))
+cyclictest --laptop -q -t "$ncpu" -i 700 -D "$secs" >/dev/null 2>&1 &
+(while [ "$(date +%s)" -lt "$end" ]; do hackbench -l 50 >/dev/null 2>&1 || true; sleep 0.2; done) &
+if [ -n "$blk" ]; then
+	(while [ "$(date +%s)" -lt "$end" ]; do
+		dev=$(ls /sys/bus/virtio/drivers/virtio_blk/"$blk"/block 2>/dev/null | head -1)
+		[ -n "$dev" ] && dd if="/dev/$dev" of=/dev/null bs=4k count=64 iflag=direct 2>/dev/null
+		sleep 0.05
+	done) &
+fi
+n_hp=0 n_aff=0 n_bind=0
+while [ "$(date +%s)" -lt "$end" ]; do
+	if [ "$ncpu" -gt 1 ]; then
+		echo 0 >"$cpu/cpu1/online" && echo 1 >"$cpu/cpu1/online" && n_hp=$((n_hp + 1))
+	fi
+	for irq in $(awk -F: '/virtio|PCI-MSI/ { gsub(/ /, "", $1); print $1 }' /proc/interrupts); do
+		[ -w "/proc/irq/$irq/smp_affinity" ] || continue
+		mask=$(( (1 << (n_aff % ncpu)) ))
+		printf '%x' "$mask" >"/proc/irq/$irq/smp_affinity" 2>/dev/null && n_aff=$((n_aff + 1))
+	done
+	if [ -n "$blk" ]; then
+		echo "$blk" >/sys/bus/virtio/drivers/virtio_blk/unbind
+		echo "$blk" >/sys/bus/virtio/drivers/virtio_blk/bind
+		n_bind=$((n_bind + 1))
+	fi
+	sleep 0.3
+done
+wait
+log "churn: $n_hp hotplug cycles, $n_aff affinity moves, $n_bind unbind/bind cycles in ${secs}s"
+[ "$ncpu" -eq 1 ] || [ "$n_hp" -gt 0 ] || { log "FAIL: no hotplug cycle"; fail=1; }
+[ -z "$blk" ] || [ "$n_bind" -gt 0 ] || { log "FAIL: no unbind/bind cycle"; fail=1; }
+
+# --- PM QoS 0: only polling may be entered -----------------------------
+states=$(ls -d "$cpu"/cpu0/cpuidle/state* | sed 's/.*state//' | sort -n)
+before=
+for s in $states; do before="$before $(usage_sum "$s")"; done
+exec 3>/dev/cpu_dma_latency
+printf 0 >&3
+cyclictest --laptop -q -t 1 -i 1000 -D 2 >/dev/null 2>&1 || true
+after=
+for s in $states; do after="$after $(usage_sum "$s")"; done
+exec 3>&-
+set -- $after
+for b in $before; do
+	a=$1
+	shift
+	s=$(( $(echo "$before" | wc -w) - $# - 1 ))
+	lat=$(cat "$cpu/cpu0/cpuidle/state$s/latency")
+	if [ "$lat" -gt 0 ] && [ "$a" -ne "$b" ]; then
+		log "FAIL: state$s (exit latency ${lat}us) entered $((a - b)) times under PM QoS 0"
+		fail=1
+	fi
+done
+log "pm-qos 0: usage before:$before after:$after"
+
+# --- each state disabled in turn is never entered ----------------------
+for s in $states; do
+	[ "$s" = 0 ] && continue
+	for c in "$cpu"/cpu[0-9]*/cpuidle; do echo 1 >"$c/state$s/disable"; done
+	b=$(usage_sum "$s")
+	cyclictest --laptop -q -t 1 -i 2000 -D 1 >/dev/null 2>&1 || true
+	a=$(usage_sum "$s")
+	for c in "$cpu"/cpu[0-9]*/cpuidle; do echo 0 >"$c/state$s/disable"; done
+	[ "$a" -eq "$b" ] || { log "FAIL: disabled state$s entered $((a - b)) times"; fail=1; }
+done
+log "disabled states: checked"
+
+# --- suspend-to-idle, woken by the RTC ---------------------------------
+if [ -w /sys/power/state ] && grep -q freeze /sys/power/state && [ -e /sys/class/rtc/rtc0/wakealarm ]; then
+	echo 0 >/sys/class/rtc/rtc0/wakealarm
+	echo +2 >/sys/class/rtc/rtc0/wakealarm
+	t0=$(date +%s)
+	if echo freeze >/sys/power/state; then
+		log "s2idle: resumed after $(($(date +%s) - t0))s"
+	else
+		log "FAIL: s2idle entry failed"; fail=1
+	fi
+else
+	log "s2idle: not available (skipped)"
+fi
+[ "$fail" = 0 ] && log ok
+exit "$fail"
