@@ -36,7 +36,7 @@ kernels: tree
 	@scripts/build-kernel.sh stock
 	@scripts/build-kernel.sh patched
 
-image: tree
+image: tree bench-tools
 	@guest-image/mkinitramfs.sh $(BUILD)/initramfs.cpio
 
 smoke: kernels image
@@ -51,7 +51,7 @@ test:
 test-robust:
 	@scripts/test-robust.sh
 
-bench: kernels image
+bench: kernels bench-tools image
 	@python3 perf-scripts/bench.py $(BENCH_ARGS)
 
 report:
@@ -59,6 +59,8 @@ report:
 
 replay: tree
 	@$(MAKE) -C idle-loop
+
+include perf-scripts/bench.mk
 
 clean:
 	rm -rf $(BUILD)/kernels $(BUILD)/runs $(BUILD)/test $(BUILD)/initramfs.cpio* \

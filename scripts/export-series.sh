@@ -12,8 +12,14 @@ TREE=$BUILD/linux
 [ -z "$(git -C "$TREE" status --porcelain -uno)" ] ||
 	die "build/linux has uncommitted changes: commit them first"
 git -C "$TREE" rev-parse -q --verify stock >/dev/null || die "build/linux has no 'stock' tag"
-git -C "$TREE" merge-base --is-ancestor stock work ||
-	die "the 'stock' tag is not on branch work: retag it (git -C build/linux tag -f stock COMMIT)"
+if ! git -C "$TREE" merge-base --is-ancestor stock work; then
+	# A rebase rewrote the stock commit: follow it by its subject.
+	subject=$(git -C "$TREE" log -1 --format=%s stock)
+	moved=$(git -C "$TREE" log --format='%H %s' base..work | grep -F " $subject" | tail -1 | cut -d' ' -f1)
+	[ -n "$moved" ] || die "the 'stock' tag ('$subject') is not on branch work: retag it (git -C build/linux tag -f stock COMMIT)"
+	git -C "$TREE" tag -f stock "$moved" >/dev/null
+	say "moved the stock tag to $(git -C "$TREE" rev-parse --short "$moved") ($subject)"
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

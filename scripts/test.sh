@@ -46,7 +46,7 @@ check harness-wrong-pin sh "$TOP/scripts/tests/wrong-pin.sh"
 check harness-broken-patch sh "$TOP/scripts/tests/broken-patch.sh"
 [ -f "$TOP/idle-loop/Makefile" ] && check replay make -C "$TOP/idle-loop" test
 [ -d "$TOP/perf-scripts/tests" ] &&
-	check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests" -t "$TOP/perf-scripts"
+	check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests"
 
 # The series: style, then every prefix of it builds.
 cp=$BUILD/linux/scripts/checkpatch.pl
@@ -65,6 +65,7 @@ check image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
 check harness-guest-faults sh "$TOP/scripts/tests/guest-faults.sh"
 
 K=$BUILD/kernels
+ft="ftrace=function ftrace_filter=menu_select,teo_select,sched_idle_select_state"
 I=$BUILD/initramfs.cpio
 boot() {
 	name=$1
@@ -92,9 +93,9 @@ boot stock-menu-1cpu -k "$K/stock.bzImage" -c 1 -d cpuidle_emu -g menu -a "cpuid
 kunit stock-menu-1cpu
 boot stock-teo-2cpu -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g teo -a "cpuidle.governor=teo"
 boot stock-menu-states -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -a "cpuidle.governor=menu" -r emu-states
-boot stock-menu-ftrace -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "cpuidle.governor=menu guest.args=governor"
+boot stock-menu-ftrace -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "$ft cpuidle.governor=menu guest.args=governor"
 for c in 1 2 4; do
-	boot "patched-${c}cpu" -k "$K/patched.bzImage" -c "$c" -d cpuidle_emu -r path-check -a "guest.args=sched"
+	boot "patched-${c}cpu" -k "$K/patched.bzImage" -c "$c" -d cpuidle_emu -r path-check -a "$ft guest.args=sched"
 done
 kunit patched-2cpu
 boot patched-states -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r emu-states
@@ -103,5 +104,5 @@ truncate -s 16M "$disk"
 blk="-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0"
 boot patched-robust-2cpu -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
 boot patched-robust-4cpu -k "$K/patched.bzImage" -c 4 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
-boot patched-governor-ab -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "sched_idle=governor cpuidle.governor=menu guest.args=governor"
+boot patched-governor-ab -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "$ft sched_idle=governor cpuidle.governor=menu guest.args=governor"
 finish

@@ -1,13 +1,15 @@
 #!/bin/sh
-# robust.sh RESULTS [SECONDS]: the idle path under churn.  While a mixed
+# robust.sh RESULTS [SECONDS [s2idle]]: the idle path under churn.  While a mixed
 # load runs (cyclictest, disk reads, hackbench), at the same time: CPU 1
 # goes offline and online, interrupt affinities move between CPUs, the
 # virtio-blk driver is unbound and rebound (its interrupts are freed and
 # requested again).  Then, each with a check that can fail: a PM QoS
 # limit of 0 lets no halting state be entered; a state disabled in sysfs
-# is never entered; suspend-to-idle wakes on an RTC alarm.
+# is never entered; with "s2idle", suspend-to-idle wakes on an RTC alarm
+# (not by default: under QEMU TCG the guest never came back from it, on
+# the governor path as on ours; see guest-image/README.md).
 set -eu
-out=$1 secs=${2:-10}
+out=$1 secs=${2:-10} s2idle=${3:-}
 cpu=/sys/devices/system/cpu
 ncpu=$(nproc)
 fail=0
@@ -86,7 +88,9 @@ done
 log "disabled states: checked"
 
 # --- suspend-to-idle, woken by the RTC ---------------------------------
-if [ -w /sys/power/state ] && grep -q freeze /sys/power/state && [ -e /sys/class/rtc/rtc0/wakealarm ]; then
+if [ "$s2idle" != s2idle ]; then
+	log "s2idle: not requested"
+elif [ -w /sys/power/state ] && grep -q freeze /sys/power/state && [ -e /sys/class/rtc/rtc0/wakealarm ]; then
 	echo 0 >/sys/class/rtc/rtc0/wakealarm
 	echo +2 >/sys/class/rtc/rtc0/wakealarm
 	t0=$(date +%s)

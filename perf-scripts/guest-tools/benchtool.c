@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * benchtool: small interrupt sources for the idle-governor bench, run
+ * inside the guest (static binary, see perf-scripts/README.md).
+ *
+ *   benchtool rtc RATE_HZ SECONDS        CMOS RTC periodic interrupt
+ *   benchtool blk DEV PERIOD_US SECONDS  one 4 KiB O_DIRECT read per period
+ *   benchtool udprecv PORT[,PORT] SECONDS  count UDP datagrams per port
+ *
+ * Each prints one summary line "key=value ..." on stdout and exits 0, or
+ * prints an error on stderr and exits 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/rtc.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long num(const char *s, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v <= 0) {
+		fprintf(stderr, "benchtool: bad %s '%s'\n", what, s);
+		exit(1);
+	}
+	return v;
+}
+
+static int do_rtc(long rate, long secs)
+{
+	int fd = open("/dev/rtc0", O_RDONLY);
+	unsigned long data;
+	long n = 0, want = rate * secs;
+
+	if (fd < 0) {
+		perror("benchtool: /dev/rtc0");
+		return 1;
+	}
+	if (ioctl(fd, RTC_IRQP_SET, (unsigned long)rate) < 0) {
+		perror("benchtool: RTC_IRQP_SET");
+		return 1;
+	}
+	if (ioctl(fd, RTC_PIE_ON, 0) < 0) {
+		perror("benchtool: RTC_PIE_ON");
+		return 1;
+	}
+	int64_t t0 = now_ns();
+	while (n < want) {
+		if (read(fd, &data, sizeof(data)) != sizeof(data)) {
+			perror("benchtool: read rtc");
+			break;
+		}
+		n += data >> 8;	/* number of interrupts since the last read */
+	}
+	ioctl(fd, RTC_PIE_OFF, 0);
+	printf("rtc rate=%ld irqs=%ld elapsed_ns=%lld\n", rate, n,
+	       (long long)(now_ns() - t0));
+	close(fd);
+	return n >= want ? 0 : 1;
+}
+
+static int do_blk(const char *dev, long period_us, long secs)
+{
+	int fd = open(dev, O_RDONLY | O_DIRECT);
+	void *buf;
+	off_t size, off = 0;
+	long n = 0, late = 0;
+	struct timespec next;
+
+	if (fd < 0) {
+		perror("benchtool: open block device");
+		return 1;
+	}
+	size = lseek(fd, 0, SEEK_END);
+	if (size < 4096 || posix_memalign(&buf, 4096, 4096)) {
+		fprintf(stderr, "benchtool: %s too small or no memory\n", dev);
+		return 1;
+	}
+	int64_t t0 = now_ns(), end = t0 + secs * 1000000000LL;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (now_ns() < end) {
+		if (pread(fd, buf, 4096, off) != 4096) {
+			perror("benchtool: pread");
+			return 1;
+		}
+		n++;
+		/* stride through the disk so the host page cache, not a
+		 * guest cache, serves each read */
+		off += 4096 * 17;
+		if (off + 4096 > size)
+			off = 0;
+		next.tv_nsec += period_us * 1000;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		if ((int64_t)next.tv_sec * 1000000000LL + next.tv_nsec < now_ns())
+			late++;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	printf("blk reads=%ld late=%ld period_us=%ld elapsed_ns=%lld\n", n, late,
+	       period_us, (long long)(now_ns() - t0));
+	close(fd);
+	return 0;
+}
+
+static int do_udprecv(char *ports, long secs)
+{
+	struct pollfd pfd[4];
+	long count[4] = { 0 };
+	int port[4], n = 0;
+	char buf[2048];
+
+	for (char *p = strtok(ports, ","); p && n < 4; p = strtok(NULL, ",")) {
+		struct sockaddr_in a = { .sin_family = AF_INET };
+		int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+		port[n] = (int)num(p, "port");
+		a.sin_port = htons(port[n]);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+			perror("benchtool: bind");
+			return 1;
+		}
+		pfd[n].fd = fd;
+		pfd[n].events = POLLIN;
+		n++;
+	}
+	int64_t t0 = now_ns(), end = t0 + secs * 1000000000LL;
+	for (int64_t t = t0; t < end; t = now_ns()) {
+		int r = poll(pfd, n, (int)((end - t) / 1000000) + 1);
+
+		if (r < 0 && errno != EINTR) {
+			perror("benchtool: poll");
+			return 1;
+		}
+		for (int i = 0; r > 0 && i < n; i++)
+			if (pfd[i].revents & POLLIN)
+				while (recv(pfd[i].fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+					count[i]++;
+	}
+	printf("udprecv");
+	for (int i = 0; i < n; i++)
+		printf(" port%d=%ld", port[i], count[i]);
+	printf(" elapsed_ns=%lld\n", (long long)(now_ns() - t0));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "rtc"))
+		return do_rtc(num(argv[2], "rate"), num(argv[3], "seconds"));
+	if (argc == 5 && !strcmp(argv[1], "blk"))
+		return do_blk(argv[2], num(argv[3], "period"), num(argv[4], "seconds"));
+	if (argc == 4 && !strcmp(argv[1], "udprecv"))
+		return do_udprecv(argv[2], num(argv[3], "seconds"));
+	fprintf(stderr, "usage: benchtool rtc RATE_HZ SECONDS | blk DEV PERIOD_US SECONDS | udprecv PORT[,PORT] SECONDS\n");
+	return 1;
+}

@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""parse.py: turn one bench run (one workload of one boot) into numbers.
+
+Reads what perf-scripts/guest/bench.sh wrote into RESULTS/NAME/ and what
+bench.py added on the host (sched-timehist.txt), returns a flat dict of
+metrics.  Every parser raises ParseError with the file name and the reason
+on malformed input; nothing is guessed.
+
+    python3 perf-scripts/parse.py RESULTS_DIR/NAME   # prints the JSON
+"""
+import json
+import math
+import os
+import re
+import sys
+
+
+class ParseError(Exception):
+    """Malformed or missing input, with the file it came from."""
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError as e:
+        raise ParseError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def percentile(sorted_vals, q):
+    """Nearest-rank percentile of an already sorted list (q in 0..100)."""
+    if not sorted_vals:
+        raise ValueError("percentile of an empty list")
+    k = max(1, math.ceil(q / 100.0 * len(sorted_vals)))
+    return sorted_vals[k - 1]
+
+
+# ---------------------------------------------------------------- cyclictest
+def parse_cyclictest(text, src="cyclictest.json", hist_limit_us=None):
+    """min/avg/p99/max (us) over all threads, from the JSON histogram.
+
+    The histogram keys are bucket values in us; the p99 comes from the
+    merged histogram.  Samples beyond -h only count as overflows: when
+    more than 1% overflow the p99 is unknown and is None (never guessed);
+    the max is cyclictest's own and stays exact."""
+    try:
+        d = json.loads(text)
+    except ValueError as e:
+        raise ParseError(f"{src}: not JSON: {e}") from None
+    threads = d.get("thread") if isinstance(d, dict) else None
+    if not isinstance(threads, dict) or not threads:
+        raise ParseError(f"{src}: no 'thread' object")
+    hist = {}
+    cycles = overflows = 0
+    mn, mx, wsum = None, None, 0.0
+    for tid, t in threads.items():
+        try:
+            c = int(t["cycles"])
+            tmin, tmax, tavg = int(t["min"]), int(t["max"]), float(t["avg"])
+            h = {int(k.rstrip(":")): int(v) for k, v in t["histogram"].items()}
+        except (KeyError, TypeError, ValueError) as e:
+            raise ParseError(f"{src}: thread {tid}: missing or bad field ({e})") from None
+        if c == 0:
+            continue
+        if sum(h.values()) > c:
+            raise ParseError(f"{src}: thread {tid}: histogram holds {sum(h.values())} "
+                             f"samples, more than its {c} cycles")
+        # samples above -h are only counted as overflows
+        overflows += c - sum(h.values())
+        for k, v in h.items():
+            hist[k] = hist.get(k, 0) + v
+        cycles += c
+        wsum += tavg * c
+        mn = tmin if mn is None else min(mn, tmin)
+        mx = tmax if mx is None else max(mx, tmax)
+    if cycles == 0:
+        raise ParseError(f"{src}: no samples")
+    need = math.ceil(0.99 * cycles)
+    acc = 0
+    p99 = None
+    for k in sorted(hist):
+        acc += hist[k]
+        if acc >= need:
+            p99 = k
+            break
+    return {"ct_min_us": mn, "ct_avg_us": wsum / cycles, "ct_p99_us": p99,
+            "ct_max_us": mx, "ct_samples": cycles, "ct_overflows": overflows,
+            "ct_hist": hist}
+
+
+# ---------------------------------------------------------- perf sched timehist
+_TH = re.compile(r"^\s*(\d+\.\d+)\s+\[(\d+)\]\s+(.+?)\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)\s*$")
+
+
+def parse_timehist(text, src="sched-timehist.txt"):
+    """Wakeup-to-run delays ("sch delay", ms) of every non-idle task."""
+    delays = []
+    lines = 0
+    for line in text.splitlines():
+        m = _TH.match(line)
+        if not m:
+            continue
+        lines += 1
+        task = m.group(3)
+        if task.startswith("<idle>"):
+            continue
+        delays.append(float(m.group(5)) * 1000.0)  # ms -> us
+    if lines == 0:
+        raise ParseError(f"{src}: no perf sched timehist rows")
+    delays.sort()
+    if not delays:
+        return {"ps_n": 0}
+    return {"ps_n": len(delays), "ps_avg_us": sum(delays) / len(delays),
+            "ps_p99_us": percentile(delays, 99), "ps_max_us": delays[-1]}
+
+
+# ------------------------------------------------------------ key=value files
+def _kv_line(line, src, lineno):
+    out = {}
+    for word in line.split():
+        if "=" not in word:
+            raise ParseError(f"{src}:{lineno}: '{word}' is not key=value")
+        k, v = word.split("=", 1)
+        out[k] = v
+    return out
+
+
+def parse_states(text, src="states"):
+    """bench.sh .states: {(cpu, state): {name, usage, time, above, below}}"""
+    out = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        kv = _kv_line(line, src, i)
+        try:
+            key = (int(kv["cpu"]), int(kv["state"]))
+            out[key] = {"name": kv["name"]}
+            for f in ("usage", "time", "above", "below"):
+                out[key][f] = int(kv[f])
+        except (KeyError, ValueError) as e:
+            raise ParseError(f"{src}:{i}: missing or bad field ({e})") from None
+    if not out:
+        raise ParseError(f"{src}: no cpuidle states (no idle driver?)")
+    return out
+
+
+def parse_cpu_kv(text, src):
+    """cpuidle_emu stats / sched_idle stats: {cpu: {key: int}}"""
+    out = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        kv = _kv_line(line, src, i)
+        try:
+            cpu = int(kv.pop("cpu"))
+            out[cpu] = {k: int(v) for k, v in kv.items()}
+        except (KeyError, ValueError) as e:
+            raise ParseError(f"{src}:{i}: missing or bad field ({e})") from None
+    if not out:
+        raise ParseError(f"{src}: empty")
+    return out
+
+
+def parse_model(text, src="emu-model"):
+    """cpuidle_emu/model: list of {name, exit_us, residency_us, power_mw, entry_uj}"""
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        kv = _kv_line(line, src, i)
+        try:
+            out.append({"name": kv["name"], "exit_us": float(kv["exit_us"]),
+                        "residency_us": float(kv["residency_us"]),
+                        "power_mw": float(kv["power_mw"]),
+                        "entry_uj": float(kv["entry_uj"])})
+        except (KeyError, ValueError) as e:
+            raise ParseError(f"{src}:{i}: missing or bad field ({e})") from None
+    if not out:
+        raise ParseError(f"{src}: empty model")
+    return out
+
+
+def parse_interrupts(text, src="interrupts"):
+    """/proc/interrupts: {source: total over CPUs}; source is 'IRQ:name'."""
+    lines = text.splitlines()
+    if not lines or "CPU0" not in lines[0]:
+        raise ParseError(f"{src}: no CPU header line")
+    ncpu = len(lines[0].split())
+    out = {}
+    for line in lines[1:]:
+        parts = line.split()
+        if not parts or not parts[0].endswith(":"):
+            continue
+        irq = parts[0][:-1]
+        counts = []
+        for p in parts[1:1 + ncpu]:
+            if not p.isdigit():
+                break
+            counts.append(int(p))
+        if not counts:
+            continue  # ERR:/MIS: with one column are handled above; others skip
+        desc = parts[1 + len(counts):]
+        name = desc[-1] if desc and irq.isdigit() else " ".join(desc[:3]) if desc else ""
+        out[f"{irq}:{name}" if irq.isdigit() else irq] = sum(counts)
+    return out
+
+
+# ------------------------------------------------------------------- tracefs
+_TR = re.compile(r"\[(\d+)\].*?\s(\d+\.\d+):\s+(\w+):\s+(.*)$")
+EXIT_STATE = 4294967295
+
+
+def parse_trace(text, src="trace.txt"):
+    """tracefs text: ({cpu: [(t_enter_s, t_exit_s, state)]}, [sched_idle_select dicts],
+    (first_ts, last_ts))"""
+    periods, open_ = {}, {}
+    sel = []
+    first = last = None
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        m = _TR.search(line)
+        if not m:
+            raise ParseError(f"{src}: cannot read trace line: {line[:100]}")
+        ts, ev, rest = float(m.group(2)), m.group(3), m.group(4)
+        first = ts if first is None else first
+        last = ts
+        if ev == "cpu_idle":
+            kv = dict(w.split("=", 1) for w in rest.split() if "=" in w)
+            try:
+                state, cpu = int(kv["state"]), int(kv["cpu_id"])
+            except (KeyError, ValueError):
+                raise ParseError(f"{src}: bad cpu_idle event: {line[:100]}") from None
+            if state == EXIT_STATE:
+                if cpu in open_:
+                    t0, st = open_.pop(cpu)
+                    periods.setdefault(cpu, []).append((t0, ts, st))
+            else:
+                open_[cpu] = (ts, state)
+        elif ev == "sched_idle_select":
+            kv = {}
+            for w in rest.split():
+                if "=" in w:
+                    k, v = w.split("=", 1)
+                    try:
+                        kv[k] = int(v)
+                    except ValueError:
+                        kv[k] = v
+            sel.append(kv)
+    return periods, sel, (first, last)
+
+
+def oracle_power_mw(periods, span, model, ncpu):
+    """Average power (mW, summed over CPUs) of an oracle that knows each
+    real idle period: the deepest state whose target residency fits, for
+    the whole period; active power (the POLL state's) outside idle."""
+    first, last = span
+    if first is None or last is None or last <= first:
+        return None
+    dur = last - first
+    p_active = model[0]["power_mw"]
+    total_nj = 0.0
+    for cpu in range(ncpu):
+        idle_s = 0.0
+        for t0, t1, _st in periods.get(cpu, []):
+            length_us = (t1 - t0) * 1e6
+            best = model[0]
+            for st in model:
+                if st["residency_us"] <= length_us:
+                    best = st
+            total_nj += best["power_mw"] * (t1 - t0) * 1e6 + best["entry_uj"] * 1e3
+            idle_s += t1 - t0
+        total_nj += p_active * max(0.0, dur - idle_s) * 1e6
+    return total_nj / (dur * 1e9) * 1e3  # nJ / ns = W -> mW
+
+
+# ------------------------------------------------------------------ one run
+def parse_run(d, model=None, ncpu=None):
+    """All metrics of one workload directory d."""
+    m = {}
+    ct = parse_cyclictest(_read(os.path.join(d, "cyclictest.json")),
+                          os.path.join(d, "cyclictest.json"), hist_limit_us=100000)
+    m.update(ct)
+    th = os.path.join(d, "sched-timehist.txt")
+    if os.path.exists(th):
+        m.update(parse_timehist(_read(th), th))
+    b = parse_states(_read(os.path.join(d, "before.states")), os.path.join(d, "before.states"))
+    a = parse_states(_read(os.path.join(d, "after.states")), os.path.join(d, "after.states"))
+    if set(a) != set(b):
+        raise ParseError(f"{d}: the state tables before and after differ")
+    per_state = {}
+    for key in sorted(a):
+        name = a[key]["name"]
+        s = per_state.setdefault(name, {"usage": 0, "time": 0, "above": 0, "below": 0})
+        for f in s:
+            s[f] += a[key][f] - b[key][f]
+    m["states"] = per_state
+    usage = sum(s["usage"] for s in per_state.values())
+    above = sum(s["above"] for s in per_state.values())
+    below = sum(s["below"] for s in per_state.values())
+    m["idle_entries"] = usage
+    m["miss_above"] = above / usage if usage else 0.0
+    m["miss_below"] = below / usage if usage else 0.0
+    m["miss_rate"] = (above + below) / usage if usage else 0.0
+    ncpu = ncpu or (max(k[0] for k in a) + 1)
+    eb, ea = os.path.join(d, "before.emu"), os.path.join(d, "after.emu")
+    if os.path.exists(eb) and os.path.exists(ea):
+        b, a2 = parse_cpu_kv(_read(eb), eb), parse_cpu_kv(_read(ea), ea)
+        de = sum(a2[c]["energy_nj"] - b[c]["energy_nj"] for c in a2)
+        dt = sum(a2[c]["elapsed_ns"] - b[c]["elapsed_ns"] for c in a2) / len(a2)
+        m["energy_mj"] = de / 1e6
+        m["power_mw"] = de / dt * 1e3 if dt > 0 else None
+    tr = os.path.join(d, "trace.txt")
+    if os.path.exists(tr) and model:
+        periods, sel, span = parse_trace(_read(tr), tr)
+        m["oracle_power_mw"] = oracle_power_mw(periods, span, model, ncpu)
+        if sel:
+            # which input won is taken from the kernel's own counters
+            # (sched_idle stats), not re-derived from the event fields
+            m["si_selects"] = len(sel)
+    sb, sa = os.path.join(d, "before.sched_idle"), os.path.join(d, "after.sched_idle")
+    if os.path.exists(sb) and os.path.exists(sa):
+        b, a2 = parse_cpu_kv(_read(sb), sb), parse_cpu_kv(_read(sa), sa)
+        tot = {}
+        for c in a2:
+            for k, v in a2[c].items():
+                tot[k] = tot.get(k, 0) + v - b.get(c, {}).get(k, 0)
+        m["sched_idle"] = tot
+    ib, ia = os.path.join(d, "before.interrupts"), os.path.join(d, "after.interrupts")
+    b, a2 = parse_interrupts(_read(ib), ib), parse_interrupts(_read(ia), ia)
+    m["irqs"] = {k: a2[k] - b.get(k, 0) for k in a2 if a2[k] - b.get(k, 0) > 0}
+    w = _read(os.path.join(d, "window")).split()
+    try:
+        m["window_s"] = float(w[3]) - float(w[1])
+    except (IndexError, ValueError):
+        raise ParseError(f"{d}/window: want 'start T' and 'end T' lines") from None
+    for f in ("workload.log", "udprecv.log", "udpgen.log"):
+        p = os.path.join(d, f)
+        if os.path.exists(p):
+            m[f.split(".")[0]] = _read(p).strip().splitlines()[-1:] or [""]
+    return m
+
+
+def parse_cell(results):
+    """Every workload of one boot: {workload: metrics}, plus 'info'."""
+    info = {}
+    for line in _read(os.path.join(results, "bench-info")).splitlines():
+        if "=" in line:
+            k, v = line.split("=", 1)
+            info[k] = v
+    model = None
+    mp = os.path.join(results, "emu-model")
+    if os.path.exists(mp):
+        model = parse_model(_read(mp), mp)
+    out = {"info": info, "model": model, "runs": {}}
+    for w in info.get("workloads", "").split():
+        name = w.split("=")[0]
+        out["runs"][name] = parse_run(os.path.join(results, name), model,
+                                      int(info.get("cpus", 0)) or None)
+    return out
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: parse.py RESULTS_DIR | RESULTS_DIR/WORKLOAD")
+    try:
+        p = sys.argv[1]
+        r = parse_cell(p) if os.path.exists(os.path.join(p, "bench-info")) else parse_run(p)
+    except ParseError as e:
+        sys.exit(f"parse.py: {e}")
+    json.dump(r, sys.stdout, indent=1, default=str)
+    print()

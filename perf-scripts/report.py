@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""report.py: docs/results.md and docs/plots/*.png from build/bench/cells.
+
+Every number in the report comes from a parsed run (cells/*/parsed.json);
+a configuration without runs shows as "not run", a failed cell is listed
+with its console log.  Standard library only; plots need gnuplot.
+
+  python3 perf-scripts/report.py [--bench build/bench] [--out docs/results.md]
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import stats  # noqa: E402
+
+CONFIGS = ["menu", "teo", "sched"]
+# (key, label, lower is better)
+METRICS = [
+    ("ct_avg_us", "cyclictest avg (us)"),
+    ("ct_p99_us", "cyclictest p99 (us)"),
+    ("ct_max_us", "cyclictest max (us)"),
+    ("ps_avg_us", "perf sched delay avg (us)"),
+    ("ps_p99_us", "perf sched delay p99 (us)"),
+    ("ps_max_us", "perf sched delay max (us)"),
+    ("miss_rate", "mispredicted (above+below)/usage"),
+    ("miss_above", "  too deep (above)/usage"),
+    ("miss_below", "  too shallow (below)/usage"),
+    ("power_mw", "modelled power (mW, all CPUs)"),
+    ("oracle_power_mw", "oracle power (mW, all CPUs)"),
+    ("idle_entries", "idle entries"),
+]
+HEADLINE = ["ct_p99_us", "ps_p99_us", "miss_rate", "power_mw"]
+ALPHA = 0.05
+# the timing mode bench.py uses for each workload by default (--timing mixed)
+ICOUNT_DEFAULT = {w: "icount" for w in ("idle", "timer", "rtc", "block", "ipi")}
+ICOUNT_DEFAULT.update({w: "real" for w in ("net", "net2", "netburst", "netpoisson", "mixed")})
+
+
+def load(bench):
+    runs, failed = {}, []
+    for d in sorted(glob.glob(os.path.join(bench, "cells", "*"))):
+        if d.endswith(".run") or not os.path.isdir(d):
+            continue
+        try:
+            with open(os.path.join(d, "meta.json")) as f:
+                meta = json.load(f)
+        except (OSError, ValueError):
+            continue
+        pj = os.path.join(d, "parsed.json")
+        if not meta["verdict"].startswith("PASS") or not os.path.exists(pj):
+            failed.append(meta)
+            continue
+        with open(pj) as f:
+            p = json.load(f)
+        for w, m in p["runs"].items():
+            # runs of one workload in another timing mode are never pooled
+            if meta["mode"] != ICOUNT_DEFAULT.get(w, meta["mode"]):
+                w = f"{w}@{meta['mode']}"
+            m["_info"] = p["info"]
+            m["_meta"] = meta
+            runs.setdefault((w, meta["vcpus"]), {}).setdefault(meta["config"], []).append(m)
+    return runs, failed
+
+
+def fmt(x, key=""):
+    if x is None:
+        return "n/a"
+    if key.startswith("miss"):
+        return f"{100 * x:.1f}%"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    return f"{x:.3g}"
+
+
+def cell_text(s, key):
+    if s is None:
+        return "not run"
+    ci = f" ±{fmt(s['ci95'], key)}" if s["ci95"] is not None else ""
+    cv = f" (cv {100 * s['cv']:.0f}%)" if s["cv"] is not None else ""
+    return f"{fmt(s['mean'], key)}{ci}{cv} n={s['n']}"
+
+
+def compare(a, b):
+    """ratio mean(a)/mean(b) and a mark: '*' Welch p < 0.05, '†' CIs disjoint."""
+    if not a or not b:
+        return "–", None
+    ma, mb = stats.mean(a), stats.mean(b)
+    ratio = ma / mb if mb else None
+    mark = ""
+    w = stats.welch(a, b)
+    if w is not None and w[2] < ALPHA:
+        mark += "*"
+    ca, cb = stats.ci95(a), stats.ci95(b)
+    if ca is not None and cb is not None and (ma + ca < mb - cb or mb + cb < ma - ca):
+        mark += "†"
+    r = f"{ratio:.2f}" if ratio is not None else "n/a"
+    return f"{r}{mark}", (ratio, mark, w)
+
+
+def values(group, cfg, key):
+    return [m.get(key) for m in group.get(cfg, []) if m.get(key) is not None]
+
+
+def gnuplot(script, png, plots):
+    if not shutil.which("gnuplot"):
+        return False
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    if r.returncode or not os.path.exists(png):
+        print(f"report: gnuplot failed for {png}: {r.stderr.strip()[:300]}", file=sys.stderr)
+        return False
+    plots.append(png)
+    return True
+
+
+def plot_cdf(group, w, v, pdir, plots):
+    lines, datas = [], []
+    for cfg in CONFIGS:
+        hist = {}
+        for m in group.get(cfg, []):
+            for k, c in m.get("ct_hist", {}).items():
+                hist[int(k)] = hist.get(int(k), 0) + c
+        if not hist:
+            continue
+        n = sum(hist.values())
+        acc, rows = 0, []
+        for k in sorted(hist):
+            acc += hist[k]
+            rows.append(f"{k} {acc / n:.6f}")
+        datas.append("\n".join(rows) + "\ne\n")
+        lines.append(f"'-' using 1:2 with steps lw 2 title '{cfg}'")
+    if not lines:
+        return None
+    png = os.path.join(pdir, f"cdf-{w}-{v}cpu.png")
+    script = (f"set terminal pngcairo size 800,480\nset output '{png}'\n"
+              f"set title 'cyclictest latency CDF, {w}, {v} vCPU'\nset logscale x\n"
+              "set xlabel 'latency (us)'\nset ylabel 'fraction'\nset key bottom right\n"
+              "set grid\nplot " + ", ".join(lines) + "\n" + "".join(datas))
+    return png if gnuplot(script, png, plots) else None
+
+
+def plot_bars(runs, v, works, key, title, pdir, plots, extra=None):
+    rows = []
+    cols = [c for c in CONFIGS if any(runs.get((w, v), {}).get(c) for w in works)]
+    if extra:
+        cols_x = cols + [extra[0]]
+    else:
+        cols_x = cols
+    for w in works:
+        g = runs.get((w, v), {})
+        vals = []
+        for c in cols:
+            xs = values(g, c, key)
+            vals.append(f"{stats.mean(xs):.6g}" if xs else "NaN")
+        if extra:
+            # the oracle of all configurations' runs of this workload
+            xs = [x for c in cols for x in values(g, c, extra[1])]
+            vals.append(f"{stats.mean(xs):.6g}" if xs else "NaN")
+        rows.append(f"{w} " + " ".join(vals))
+    if extra and all(r.split()[-1] == "NaN" for r in rows):
+        cols_x = cols
+        rows = [" ".join(r.split()[:-1]) for r in rows]
+    if not cols:
+        return None
+    png = os.path.join(pdir, f"{key}-{v}cpu.png")
+    data = "\n".join(rows) + "\ne\n"
+    plots_ = ", ".join(("'-' " if i == 0 else "'' ") + f"using {i + 2}:xtic(1) title '{c}'"
+                       for i, c in enumerate(cols_x))
+    script = (f"set terminal pngcairo size 900,480\nset output '{png}'\n"
+              f"set title '{title}, {v} vCPU'\nset style data histograms\n"
+              "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+              "set xtics rotate by -30\nset grid ytics\nset yrange [0:*]\n"
+              f"plot {plots_}\n" + data * len(cols_x))
+    return png if gnuplot(script, png, plots) else None
+
+
+def plot_residency(runs, v, works, pdir, plots):
+    names = []
+    rows = []
+    for w in works:
+        for c in CONFIGS:
+            ms = runs.get((w, v), {}).get(c)
+            if not ms:
+                continue
+            tot = {}
+            for m in ms:
+                for st, s in m["states"].items():
+                    tot[st] = tot.get(st, 0) + s["time"]
+                    if st not in names:
+                        names.append(st)
+            allt = sum(tot.values()) or 1
+            rows.append((f"{w}/{c}", [tot.get(n, 0) / allt for n in names]))
+    if not rows:
+        return None
+    data = "\n".join(f"{lab} " + " ".join(f"{x:.4f}" for x in (r + [0] * (len(names) - len(r))))
+                     for lab, r in rows) + "\ne\n"
+    png = os.path.join(pdir, f"residency-{v}cpu.png")
+    pl = ", ".join(("'-' " if i == 0 else "'' ") + f"using {i + 2}:xtic(1) title '{n}'"
+                   for i, n in enumerate(names))
+    script = (f"set terminal pngcairo size 1100,520\nset output '{png}'\n"
+              f"set title 'share of idle residency per state, {v} vCPU'\n"
+              "set style data histograms\nset style histogram rowstacked\n"
+              "set style fill solid 0.8 border -1\nset boxwidth 0.8\nset xtics rotate by -60 font ',8'\n"
+              "set yrange [0:1]\nset key outside right\n"
+              f"plot {pl}\n" + data * len(names))
+    return png if gnuplot(script, png, plots) else None
+
+
+def host_info():
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        q = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                           text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        q = "unknown"
+    return f"{platform.node()} ({platform.system()} {platform.release()}, {os.cpu_count()} CPUs, {cpu})", q
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bench", default=os.path.join(TOP, "build", "bench"))
+    ap.add_argument("--out", default=os.path.join(TOP, "docs", "results.md"))
+    a = ap.parse_args(argv)
+    runs, failed = load(a.bench)
+    pdir = os.path.join(os.path.dirname(os.path.abspath(a.out)), "plots")
+    os.makedirs(pdir, exist_ok=True)
+    plots = []
+    host, qemu = host_info()
+    try:
+        with open(os.path.join(a.bench, "last-run.json")) as f:
+            last = json.load(f)
+    except (OSError, ValueError):
+        last = {}
+    try:
+        with open(os.path.join(a.bench, "skipped.json")) as f:
+            skipped = json.load(f)
+    except (OSError, ValueError):
+        skipped = []
+    order = ["idle", "timer", "rtc", "block", "ipi", "net", "net2", "netburst", "netpoisson", "mixed"]
+    order += sorted({k[0] for k in runs if k[0] not in order})
+    works = [w for w in order if any(k[0] == w for k in runs)]
+    vcpus = sorted({k[1] for k in runs})
+    kernels, modes, reps, durs = set(), {}, {}, {}
+    for (w, v), g in runs.items():
+        for c, ms in g.items():
+            for m in ms:
+                kernels.add(f"{c}: {m['_info'].get('kernel', '?')}")
+                mt = m["_meta"]
+                modes[w] = ("-icount shift=%s,sleep=off, single-threaded TCG, -rtc clock=vm"
+                            % mt["shift"]) if mt["mode"] == "icount" else \
+                    "real time, multi-threaded TCG"
+                durs[w] = mt["workloads"].get(w.split("@")[0])
+            reps[(w, v, c)] = len(ms)
+    cfgs_run = sorted({c for g in runs.values() for c in g}, key=CONFIGS.index)
+    L = []
+    L.append("# Idle-governor bench results\n")
+    L.append("Generated by `perf-scripts/report.py` from the runs under `build/bench/cells/` "
+             "(raw data, console logs and `parsed.json` per boot). Every number below "
+             "comes from those runs; a configuration without runs reads \"not run\".\n")
+    L.append(f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}")
+    L.append(f"- Host: {host}")
+    L.append(f"- QEMU: {qemu}, OVMF, q35, emulated idle driver cpuidle_emu")
+    L.append(f"- Kernels: {'; '.join(sorted(kernels)) or 'none'}")
+    L.append(f"- Configurations run: {', '.join(cfgs_run) or 'none'}; "
+             f"not run: {', '.join(c for c in CONFIGS if c not in cfgs_run) or 'none'}")
+    for s in skipped:
+        L.append(f"  - {s}")
+    L.append(f"- vCPUs: {', '.join(map(str, vcpus))}; repeats per cell: "
+             f"{max(reps.values()) if reps else 0}"
+             + (f"; matrix wall time {last.get('seconds')} s for {last.get('ran')} boots"
+                f"{' (quick mode)' if last.get('quick') else ''}" if last else ""))
+    L.append("- Timing mode and window per workload:")
+    for w in works:
+        L.append(f"  - {w}: {durs.get(w)} s, {modes.get(w)}")
+    L.append("")
+    L.append("Cells read `mean ±95% CI (cv) n=repeats`. Ratios are sched/menu, sched/teo and "
+             "teo/menu of the means; `*` marks Welch's t-test p < 0.05, `†` disjoint 95% "
+             "confidence intervals. For every metric lower is better. Power is the "
+             "emulated driver's energy model (cpuidle_emu/model) averaged over the window and "
+             "summed over CPUs; the oracle puts every real idle period (power:cpu_idle "
+             "enter/exit) in the deepest state whose target residency fits it: the physical "
+             "limit for the same run.\n")
+    if failed:
+        L.append("## Failed boots\n")
+        for m in failed:
+            L.append(f"- {m['cell']}: {m['verdict']} (log: `{m['console']}`)")
+        L.append("")
+    losses = []
+    noise = {}
+    for w in works:
+        for v in vcpus:
+            g = runs.get((w, v))
+            if not g:
+                continue
+            L.append(f"## {w}, {v} vCPU\n")
+            L.append("| metric | menu | teo | sched | sched/menu | sched/teo | teo/menu |")
+            L.append("|---|---|---|---|---|---|---|")
+            for key, label in METRICS:
+                cells = [cell_text(stats.summary(values(g, c, key)), key)
+                         if g.get(c) else "not run" for c in CONFIGS]
+                if all(c in ("not run", None) for c in cells):
+                    continue
+                if all(not values(g, c, key) for c in CONFIGS):
+                    continue
+                r1, c1 = compare(values(g, "sched", key), values(g, "menu", key))
+                r2, c2 = compare(values(g, "sched", key), values(g, "teo", key))
+                r3, _ = compare(values(g, "teo", key), values(g, "menu", key))
+                L.append(f"| {label} | " + " | ".join(cells) + f" | {r1} | {r2} | {r3} |")
+                for c in CONFIGS:
+                    s = stats.summary(values(g, c, key))
+                    if s and s["cv"] is not None and key in HEADLINE:
+                        noise.setdefault(key, []).append(s["cv"])
+                if key in HEADLINE and key != "oracle_power_mw":
+                    for cmp_, other in ((c1, "menu"), (c2, "teo")):
+                        if cmp_ and cmp_[0] is not None and cmp_[0] > 1 and cmp_[1]:
+                            losses.append(f"{w}, {v} vCPU: {label} {cmp_[0]:.2f}x {other} ({cmp_[1]})")
+            # states and interrupts
+            L.append("")
+            L.append("Per-state deltas (mean per run: usage / residency ms / above / below):\n")
+            names = []
+            for c in CONFIGS:
+                for m in g.get(c, []):
+                    for n in m["states"]:
+                        if n not in names:
+                            names.append(n)
+            L.append("| state | " + " | ".join(CONFIGS) + " |")
+            L.append("|---|" + "---|" * len(CONFIGS))
+            for n in names:
+                row = []
+                for c in CONFIGS:
+                    ms = g.get(c)
+                    if not ms:
+                        row.append("not run")
+                        continue
+                    f = {k: stats.mean([m["states"].get(n, {}).get(k, 0) for m in ms])
+                         for k in ("usage", "time", "above", "below")}
+                    row.append(f"{f['usage']:.0f} / {f['time'] / 1000:.1f} / {f['above']:.0f} / {f['below']:.0f}")
+                L.append(f"| {n} | " + " | ".join(row) + " |")
+            srcs = {}
+            for c in CONFIGS:
+                for m in g.get(c, []):
+                    for s, x in m["irqs"].items():
+                        srcs.setdefault(s, {}).setdefault(c, []).append(x)
+            if srcs:
+                L.append("\nInterrupts during the window (mean count per run):\n")
+                L.append("| source | " + " | ".join(CONFIGS) + " |")
+                L.append("|---|" + "---|" * len(CONFIGS))
+                for s in sorted(srcs, key=lambda s: -max(stats.mean(x) for x in srcs[s].values())):
+                    L.append(f"| {s} | " + " | ".join(
+                        f"{stats.mean(srcs[s][c]):.0f}" if c in srcs[s] else
+                        ("0" if g.get(c) else "not run") for c in CONFIGS) + " |")
+            si = [m for m in g.get("sched", []) if "sched_idle" in m]
+            if si:
+                L.append("\nsched idle path (debugfs deltas, mean per run): " + ", ".join(
+                    f"{k} {stats.mean([m['sched_idle'].get(k, 0) for m in si]):.0f}"
+                    for k in si[0]["sched_idle"]))
+            png = plot_cdf(g, w, v, pdir, plots)
+            if png:
+                L.append(f"\n![latency CDF {w} {v} vCPU](plots/{os.path.basename(png)})")
+            L.append("")
+    L.append("## Plots per vCPU count\n")
+    for v in vcpus:
+        for png in (plot_residency(runs, v, works, pdir, plots),
+                    plot_bars(runs, v, works, "miss_rate", "misprediction rate (above+below)/usage", pdir, plots),
+                    plot_bars(runs, v, works, "power_mw", "modelled power (mW), oracle from the same runs", pdir, plots,
+                              extra=("oracle (mean of all runs)", "oracle_power_mw"))):
+            if png:
+                L.append(f"![{os.path.basename(png)}](plots/{os.path.basename(png)})")
+        L.append("")
+    L.append("## Caveats\n")
+    L.append("- rtc: 6.12's rtc core emulates the RTC periodic interrupt with an hrtimer "
+             "(rtc_pie_update_irq), so IRQ 8 does not move: this workload is a 512 Hz kernel "
+             "timer, not a device interrupt (see the interrupt tables).")
+    L.append("- Real-time cells (net*, mixed) run on multi-threaded TCG sharing the host's cores "
+             "with QEMU itself: latencies of several ms and large 'below' shares there are "
+             "emulation jitter for every governor; compare governors only within a table.")
+    L.append("- Repeats are few in quick mode; a `*` from n=2 is weak evidence.")
+    L.append("- Not measured yet: the selection cost per idle entry and the added cost per "
+             "interrupt.\n")
+    L.append("## Run-to-run noise\n")
+    if noise:
+        for k, cvs in noise.items():
+            L.append(f"- {k}: coefficient of variation across repeats, median "
+                     f"{100 * sorted(cvs)[len(cvs) // 2]:.0f}%, worst {100 * max(cvs):.0f}% "
+                     f"(over {len(cvs)} workload/vCPU/config cells)")
+    else:
+        L.append("- fewer than 2 repeats per cell: no noise estimate")
+    L.append("\n## Where sched loses\n")
+    if "sched" not in cfgs_run:
+        why = [x for x in skipped if x.startswith("sched:")]
+        L.append("- sched was not run (" + (why[0] if why else "no runs of it under build/bench")
+                 + "): no comparison, so no claim either way.")
+    elif losses:
+        for x in losses:
+            L.append(f"- {x}")
+    else:
+        L.append("- no headline metric where sched is significantly worse than menu or teo.")
+    L.append("")
+    out = "\n".join(L) + "\n"
+    tmp = a.out + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(out)
+    os.replace(tmp, a.out)
+    print(f"report: {a.out} ({len(plots)} plots in {pdir})")
+
+
+if __name__ == "__main__":
+    main()

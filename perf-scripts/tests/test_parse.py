@@ -1,0 +1,157 @@
+"""Unit tests of perf-scripts/parse.py on the fixtures in fixtures/."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import parse  # noqa: E402
+
+FIX = os.path.join(HERE, "fixtures")
+
+
+def fx(name):
+    with open(os.path.join(FIX, name)) as f:
+        return f.read()
+
+
+class CyclictestTest(unittest.TestCase):
+    def test_merged_histogram(self):
+        r = parse.parse_cyclictest(fx("cyclictest.json"))
+        self.assertEqual(r["ct_min_us"], 10)
+        self.assertEqual(r["ct_max_us"], 150000)
+        self.assertAlmostEqual(r["ct_avg_us"], 767.5)
+        self.assertEqual(r["ct_samples"], 200)
+        self.assertEqual(r["ct_overflows"], 1)
+        self.assertEqual(r["ct_p99_us"], 300)
+
+    def test_p99_unknown_when_overflows_exceed_one_percent(self):
+        d = json.loads(fx("cyclictest.json"))
+        d["thread"]["1"]["histogram"] = {"15": 90}
+        r = parse.parse_cyclictest(json.dumps(d))
+        self.assertIsNone(r["ct_p99_us"])
+
+    def test_malformed(self):
+        with self.assertRaisesRegex(parse.ParseError, "bad-cyclictest.json: thread 0: missing"):
+            parse.parse_cyclictest(fx("bad-cyclictest.json"), "bad-cyclictest.json")
+        with self.assertRaisesRegex(parse.ParseError, "not JSON"):
+            parse.parse_cyclictest("{", "x.json")
+        with self.assertRaisesRegex(parse.ParseError, "no 'thread'"):
+            parse.parse_cyclictest("{}", "x.json")
+
+
+class TimehistTest(unittest.TestCase):
+    def test_delays(self):
+        r = parse.parse_timehist(fx("timehist.txt"))
+        self.assertEqual(r["ps_n"], 3)
+        self.assertAlmostEqual(r["ps_avg_us"], 153.0)
+        self.assertAlmostEqual(r["ps_p99_us"], 359.0)
+        self.assertAlmostEqual(r["ps_max_us"], 359.0)
+
+    def test_empty(self):
+        with self.assertRaisesRegex(parse.ParseError, "th.txt: no perf sched timehist rows"):
+            parse.parse_timehist("Samples do not have callchains.\n", "th.txt")
+
+
+class StatesTest(unittest.TestCase):
+    def test_parse(self):
+        s = parse.parse_states(fx("states.after"))
+        self.assertEqual(s[(0, 2)], {"name": "C6", "usage": 55, "time": 55000,
+                                     "above": 11, "below": 0})
+
+    def test_malformed(self):
+        with self.assertRaisesRegex(parse.ParseError, r"bad.states:1: missing or bad field"):
+            parse.parse_states(fx("bad.states"), "bad.states")
+        with self.assertRaisesRegex(parse.ParseError, "not key=value"):
+            parse.parse_states("cpu=0 junk\n", "s")
+        with self.assertRaisesRegex(parse.ParseError, "no cpuidle states"):
+            parse.parse_states("", "s")
+
+
+class InterruptsTest(unittest.TestCase):
+    def test_parse(self):
+        b = parse.parse_interrupts(fx("interrupts.before"))
+        a = parse.parse_interrupts(fx("interrupts.after"))
+        self.assertEqual(a["8:rtc0"] - b["8:rtc0"], 1024)
+        self.assertEqual(a["30:virtio2-input.0"] - b["30:virtio2-input.0"], 100)
+        self.assertEqual(a["LOC"] - b["LOC"], 600)
+        self.assertEqual(a["ERR"], 0)
+
+    def test_malformed(self):
+        with self.assertRaisesRegex(parse.ParseError, "no CPU header"):
+            parse.parse_interrupts("  0: 1 2 timer\n", "interrupts")
+
+
+class ModelTraceTest(unittest.TestCase):
+    def test_model(self):
+        m = parse.parse_model(fx("emu-model"))
+        self.assertEqual([s["name"] for s in m], ["POLL", "C1", "C1E", "C6"])
+        self.assertEqual(m[3]["residency_us"], 600)
+        with self.assertRaisesRegex(parse.ParseError, "model:1: missing or bad field"):
+            parse.parse_model("name=C1 exit_us=x\n", "model")
+
+    def test_trace_and_oracle(self):
+        periods, sel, span = parse.parse_trace(fx("trace.txt"))
+        self.assertEqual(len(periods[0]), 2)
+        self.assertEqual(periods[0][0][2], 3)
+        self.assertEqual(sel[0]["irq"], 30)
+        self.assertEqual(sel[0]["latency_req_ns"], -1)
+        model = parse.parse_model(fx("emu-model"))
+        # 1000 us in C6 (50 mW + 20 uJ), 10 us in C1 (1000 mW),
+        # 990 us active (2000 mW) over 2 ms: 2.06 mJ / 2 ms = 1030 mW
+        self.assertAlmostEqual(parse.oracle_power_mw(periods, span, model, 1), 1030.0, places=3)
+
+    def test_trace_malformed(self):
+        with self.assertRaisesRegex(parse.ParseError, "bad-trace.txt: cannot read trace line"):
+            parse.parse_trace(fx("bad-trace.txt"), "bad-trace.txt")
+        with self.assertRaisesRegex(parse.ParseError, "bad cpu_idle event"):
+            parse.parse_trace("  <idle>-0 [000] d.... 1.000000: cpu_idle: state=x cpu_id=0\n", "t")
+
+
+class RunTest(unittest.TestCase):
+    """parse_run on a directory laid out like bench.sh writes it."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        for src, dst in (("cyclictest.json", "cyclictest.json"), ("timehist.txt", "sched-timehist.txt"),
+                         ("states.before", "before.states"), ("states.after", "after.states"),
+                         ("emu.before", "before.emu"), ("emu.after", "after.emu"),
+                         ("interrupts.before", "before.interrupts"),
+                         ("interrupts.after", "after.interrupts"), ("trace.txt", "trace.txt")):
+            shutil.copy(os.path.join(FIX, src), os.path.join(self.d, dst))
+        with open(os.path.join(self.d, "window"), "w") as f:
+            f.write("start 10.00\nend 12.50\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def test_run(self):
+        m = parse.parse_run(self.d, parse.parse_model(fx("emu-model")), 2)
+        self.assertEqual(m["states"]["C1"], {"usage": 100, "time": 1000, "above": 0, "below": 10})
+        self.assertEqual(m["idle_entries"], 190)
+        self.assertAlmostEqual(m["miss_rate"], 24 / 190)
+        self.assertAlmostEqual(m["miss_above"], 14 / 190)
+        self.assertAlmostEqual(m["miss_below"], 10 / 190)
+        self.assertAlmostEqual(m["energy_mj"], 1500.0)
+        self.assertAlmostEqual(m["power_mw"], 1500.0)
+        self.assertEqual(m["irqs"], {"8:rtc0": 1024, "30:virtio2-input.0": 100, "LOC": 600})
+        self.assertAlmostEqual(m["window_s"], 2.5)
+        self.assertEqual(m["si_selects"], 1)
+
+    def test_missing_file(self):
+        os.unlink(os.path.join(self.d, "after.states"))
+        with self.assertRaisesRegex(parse.ParseError, "after.states: cannot read"):
+            parse.parse_run(self.d)
+
+    def test_state_table_changed(self):
+        with open(os.path.join(self.d, "after.states"), "a") as f:
+            f.write("cpu=1 state=3 name=C7 usage=1 time=1 above=0 below=0\n")
+        with self.assertRaisesRegex(parse.ParseError, "state tables before and after differ"):
+            parse.parse_run(self.d)
+
+
+if __name__ == "__main__":
+    unittest.main()
