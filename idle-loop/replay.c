@@ -113,6 +113,8 @@ struct event {
 	u64 a;		/* irq; timer_ns (enter, select); hrtimer id */
 	u64 b;		/* select: irq_ns; hrtimer start: expires; expire: now */
 	u64 c;		/* select: latency_req_ns */
+	u64 d;		/* select: delta_tick_ns, NO_TIME when not traced */
+	int stop_tick;	/* select: the kernel's tick decision */
 	u32 cpu;
 	u32 line;
 	int state;	/* enter: entered state; select: chosen state */
@@ -436,7 +438,13 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		s64 lat = arg_s64(ln, a, na, "latency_req_ns");
 		s64 state = arg_s64(ln, a, na, "state");
 
-		(void)arg_u64(ln, a, na, "stop_tick");
+		u64 stop = arg_u64(ln, a, na, "stop_tick");
+		struct tok dt;
+		u64 delta = NO_TIME;
+
+		/* delta_tick_ns: traced since the tracepoint's second version */
+		if (arg(a, na, "delta_tick_ns", &dt) && parse_u64(dt.s, dt.len, &delta))
+			fail(ln, "bad delta_tick_ns=%.*s", (int)dt.len, dt.s);
 		check_irq(ln, irq);
 		if (state < -1000 || state >= CPUIDLE_STATE_MAX)
 			fail(ln, "state %" PRId64 " out of range", state);
@@ -444,6 +452,8 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		e->a = timer;
 		e->b = irq_ns < 0 ? NO_TIME : (u64)irq_ns;
 		e->c = lat < 0 ? 0 : (u64)lat;
+		e->d = delta;
+		e->stop_tick = stop != 0;
 		e->state = state;
 		have_select = 1;
 	} else if (tok_is(&ev, "hrtimer_start")) {
@@ -552,6 +562,8 @@ struct cpu_state {
 	/* the open idle period */
 	int open;
 	u64 enter_t, timer_ns, latency_req;
+	u64 delta_tick_ns;	/* traced, or NO_TIME: model it from --tick-ns */
+	int stop_tick;		/* traced tick decision, or -1 */
 	u64 irq_ns[IRQ_PREDICT_NR_RULES];
 	int kernel_state;	/* from sched_idle_select, or -1 */
 	int irq_during;
@@ -659,12 +671,16 @@ static void idle_enter(const struct event *e)
 	c->kernel_state = -1;
 	c->latency_req = U64_MAX;
 	c->timer_ns = e->a;
+	c->delta_tick_ns = NO_TIME;
+	c->stop_tick = -1;
 	if (c->sel_valid) {
 		/* The kernel predicted at the tracepoint, just before entry. */
 		now = c->sel.t;
 		c->timer_ns = c->sel.a;
 		c->latency_req = c->sel.c;
 		c->kernel_state = c->sel.state;
+		c->delta_tick_ns = c->sel.d;
+		c->stop_tick = c->sel.stop_tick;
 		c->sel_valid = 0;
 	} else if (!have_native_timer && have_hrt) {
 		c->timer_ns = hrt_next(e->cpu, now);
@@ -734,15 +750,24 @@ static void idle_exit(size_t idx)
 			continue;
 		w.timer_ns = timer_ns;
 		w.irq_ns = c->irq_ns[r];
-		w.delta_tick_ns = tick_ns ? tick_ns - c->enter_t % tick_ns : U64_MAX;
+		if (c->delta_tick_ns != NO_TIME)
+			w.delta_tick_ns = c->delta_tick_ns;
+		else
+			w.delta_tick_ns = tick_ns ? tick_ns - c->enter_t % tick_ns : U64_MAX;
 		/* kernel/sched/idle.c: sched_idle() */
 		sched_idle_wakeup_combine(&w);
 		index = sched_idle_select_state(&drv, &dev, w.duration_ns,
 						c->latency_req);
 		if (index < 0 || oracle < 0)
 			continue;
+		/*
+		 * The tick was already stopped when the kernel stopped it for
+		 * a duration under a tick period; the trace tells no more.
+		 */
 		if (!sched_idle_stop_tick(&drv, index, w.duration_ns,
-					  tick_ns ? tick_ns : 0, false) &&
+					  tick_ns ? tick_ns : 0,
+					  c->stop_tick == 1 && tick_ns &&
+					  c->timer_ns < tick_ns) &&
 		    w.delta_tick_ns < w.duration_ns)
 			index = sched_idle_select_state(&drv, &dev, w.delta_tick_ns,
 							c->latency_req);
