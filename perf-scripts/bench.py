@@ -58,7 +58,13 @@ WORKLOADS = {
 # TSC is marked unstable and the emulated driver's exit spin on
 # local_clock() can then stall a CPU (seen: RCU stall); under -icount the
 # option hangs the early boot, so it is not used there.
-COMMON_ARGS = "hpet=disable"
+# trace_event=: the events are enabled at boot, before the other CPUs
+# come up, and only tracing_on is toggled around each window: flipping
+# their static keys at run time patches kernel text under the other
+# vCPUs' feet, which has crashed multi-threaded TCG guests (see
+# guest-image/README.md).  A kernel without sched_idle ignores that one.
+COMMON_ARGS = ("hpet=disable trace_event=power:cpu_idle,irq:irq_handler_entry,"
+               "sched_idle:sched_idle_select")
 REAL_ARGS = "tsc=reliable"
 
 

@@ -9,7 +9,8 @@
 #   cyclictest.json      cyclictest --laptop (never forbids idle states)
 #   perf.data            perf sched record (bench.py runs perf sched
 #                        latency/timehist on it on the host)
-#   trace.txt            tracefs: power:cpu_idle (+ sched_idle:sched_idle_select)
+#   trace.txt            tracefs: power:cpu_idle, irq:irq_handler_entry
+#                        (+ sched_idle:sched_idle_select)
 #   workload.log         the workload's own output; window: start/end times
 # and RESULTS/bench-info (model, state table, options) once per boot.
 #
@@ -127,15 +128,13 @@ trace_on() {
 	echo 0 >"$tr/tracing_on"
 	echo >"$tr/trace"
 	echo 16384 >"$tr/buffer_size_kb"
-	echo 1 >"$tr/events/power/cpu_idle/enable"
-	[ -d "$tr/events/sched_idle/sched_idle_select" ] &&
-		echo 1 >"$tr/events/sched_idle/sched_idle_select/enable"
+	# power:cpu_idle, irq:irq_handler_entry and sched_idle:sched_idle_select
+	# are enabled on the command line (trace_event=, see bench.py).
 	echo 1 >"$tr/tracing_on"
 }
 trace_off() { # trace_off DIR
 	[ -d "$tr/events/power/cpu_idle" ] || return 0
 	echo 0 >"$tr/tracing_on"
-	echo 0 >"$tr/events/enable"
 	cat "$tr/trace" >"$1/trace.txt"
 	cat "$tr/per_cpu/cpu0/stats" >"$1/trace-stats" 2>/dev/null || true
 	for c in "$tr"/per_cpu/cpu*; do
