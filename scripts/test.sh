@@ -59,6 +59,7 @@ done
 
 check build-stock "$TOP/scripts/build-kernel.sh" stock
 check build-patched "$TOP/scripts/build-kernel.sh" patched
+check touched-w1-sparse "$TOP/scripts/check-touched.sh"
 check image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
 [ "${1:-}" = --no-guests ] && finish
 

@@ -1,0 +1,31 @@
+#!/bin/sh
+# check-touched.sh: the C files the series touches, rebuilt in the
+# patched kernel's object tree with W=1 and sparse (C=2); fails on any
+# warning that names one of them.  Usage: scripts/check-touched.sh
+set -eu
+. "$(dirname "$0")/lib.sh"
+TREE=$BUILD/linux
+out=$TREE/.out-patched
+[ -f "$out/.config" ] || die "build the patched kernel first (scripts/build-kernel.sh patched)"
+files=$(git -C "$TREE" diff --name-only base work -- '*.c' | grep -v '_test\.c$\|-test\.c$' || true)
+[ -n "$files" ] || die "the series touches no C file"
+objs=
+for f in $files; do
+	case "$f" in
+	kernel/sched/idle.c) objs="$objs kernel/sched/build_policy.o" ;;
+	*) objs="$objs ${f%.c}.o" ;;
+	esac
+done
+log=$out/check-touched.log
+# shellcheck disable=SC2086
+make -s -C "$TREE" O="$out" CC="ccache gcc" W=1 C=2 $objs >"$log" 2>&1 ||
+	die "W=1 C=2 build of$objs failed (log: $log)"
+bad=
+for f in $files; do
+	bad="$bad$(grep -E "(^|/)$f:[0-9]+:[0-9]+: (warning|error)" "$log" || true)"
+done
+if [ -n "$bad" ]; then
+	echo "$bad"
+	die "warnings in touched files (log: $log)"
+fi
+say "W=1 and sparse clean:$objs"
