@@ -768,7 +768,7 @@ static void idle_exit(size_t idx)
 					  tick_ns ? tick_ns : 0,
 					  c->stop_tick == 1 && tick_ns &&
 					  c->timer_ns < tick_ns) &&
-		    w.delta_tick_ns < w.duration_ns)
+		    w.delta_tick_ns && w.delta_tick_ns < w.duration_ns)
 			index = sched_idle_select_state(&drv, &dev, w.delta_tick_ns,
 							c->latency_req);
 		s->periods++;

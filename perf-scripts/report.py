@@ -232,6 +232,55 @@ def host_info():
     return f"{platform.node()} ({platform.system()} {platform.release()}, {os.cpu_count()} CPUs, {cpu})", q
 
 
+# The bench issue's targets, on 2 vCPUs: (metric, limit on sched / best of
+# menu and teo, or on sched / oracle for the energy's second target).
+TARGETS = [("miss_rate", 0.7), ("power_mw", 1.0), ("ct_p99_us", 1.05), ("ps_p99_us", 1.05)]
+DEVICE_WORKLOADS = ("rtc", "block", "net", "net2", "netburst", "netpoisson", "mixed")
+
+
+def headline(runs, works):
+    """The summary table: sched against the better of menu and teo on 2
+    vCPUs, per workload, with the issue's targets marked met or missed."""
+    L = ["## Headline (2 vCPUs)\n",
+         "sched's mean divided by the better (lower) mean of menu and teo; `ok` "
+         "where the bench issue's target holds (misprediction <= 0.7x, power <= 1.0x "
+         "and within 1.10x of the oracle, cyclictest and perf sched p99 <= 1.05x on "
+         "device-interrupt workloads; no worse than either on the others), `MISS` "
+         "where it does not. Significance is in the per-workload tables below.\n",
+         "| workload | misprediction | power | power / oracle | cyclictest p99 | "
+         "perf sched p99 |", "|---|---|---|---|---|---|"]
+    for w in works:
+        g = runs.get((w, 2))
+        if not g or not g.get("sched"):
+            continue
+        device = w.split("@")[0] in DEVICE_WORKLOADS
+        row = []
+        for key, limit in TARGETS:
+            ours = values(g, "sched", key)
+            others = [stats.mean(values(g, c, key)) for c in ("menu", "teo")
+                      if values(g, c, key)]
+            if not ours or not others:
+                row.append("n/a")
+                continue
+            best = min(others)
+            lim = limit if device else 1.0
+            if best == 0:
+                ratio = 1.0 if stats.mean(ours) == 0 else float("inf")
+            else:
+                ratio = stats.mean(ours) / best
+            row.append(f"{ratio:.2f} {'ok' if ratio <= lim else 'MISS'}")
+            if key == "power_mw":
+                orc = values(g, "sched", "oracle_power_mw")
+                if orc and stats.mean(orc):
+                    r = stats.mean(ours) / stats.mean(orc)
+                    row.append(f"{r:.2f} {'ok' if r <= 1.10 else 'MISS'}")
+                else:
+                    row.append("n/a")
+        L.append(f"| {w} | " + " | ".join(row) + " |")
+    L.append("")
+    return L
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", default=os.path.join(TOP, "build", "bench"))
@@ -296,6 +345,7 @@ def main(argv=None):
              "summed over CPUs; the oracle puts every real idle period (power:cpu_idle "
              "enter/exit) in the deepest state whose target residency fits it: the physical "
              "limit for the same run.\n")
+    L.extend(headline(runs, works))
     if failed:
         L.append("## Failed boots\n")
         for m in failed:
