@@ -43,6 +43,11 @@ nstock=$(git -C "$TREE" rev-list --count base..stock)
 	echo
 	cat "$TOP/series/cover.txt" 2>/dev/null || true
 	echo
+	# The measured headline, as make bench last wrote it: never typed in.
+	if [ -f "$TOP/docs/results.md" ]; then
+		grep -m1 '^- Date:' "$TOP/docs/results.md" | sed 's/^- /Benchmark (docs\/results.md) /'
+		sed -n '/^## Headline/,/^## /{/^## /d;p}' "$TOP/docs/results.md"
+	fi
 	git -C "$TREE" shortlog base..work
 	git -C "$TREE" diff --stat base work
 } >"$tmp/0000-cover-letter.patch"

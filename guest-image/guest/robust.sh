@@ -54,10 +54,13 @@ log "churn: $n_hp hotplug cycles, $n_aff affinity moves, $n_bind unbind/bind cyc
 
 # --- PM QoS 0: only polling may be entered -----------------------------
 states=$(ls -d "$cpu"/cpu0/cpuidle/state* | sed 's/.*state//' | sort -n)
-before=
-for s in $states; do before="$before $(usage_sum "$s")"; done
 exec 3>/dev/cpu_dma_latency
 printf 0 >&3
+# CPUs halted when the limit came are woken by it; their wakeup counts
+# the state they were in: take the first count after that.
+sleep 0.5
+before=
+for s in $states; do before="$before $(usage_sum "$s")"; done
 cyclictest --laptop -q -t 1 -i 1000 -D 2 >/dev/null 2>&1 || true
 after=
 for s in $states; do after="$after $(usage_sum "$s")"; done
