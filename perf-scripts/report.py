@@ -441,8 +441,13 @@ def main(argv=None):
              "with QEMU itself: latencies of several ms and large 'below' shares there are "
              "emulation jitter for every governor; compare governors only within a table.")
     L.append("- Repeats are few in quick mode; a `*` from n=2 is weak evidence.")
-    L.append("- Not measured yet: the selection cost per idle entry and the added cost per "
-             "interrupt.\n")
+    L.append("- Failed boots with `Oops: int3` (stock or patched alike) come from QEMU 7.2's "
+             "multi-threaded TCG when kernel text is patched at run time (perf enabling "
+             "tracepoints, static calls) while other vCPUs execute it; the bench enables its "
+             "trace events on the command line to avoid it, perf sched still patches.")
+    L.append("- Not measured yet in the kernel: the selection cost per idle entry and the "
+             "added cost per interrupt (idle-loop/ measures the series' own code with "
+             "callgrind: `make -C idle-loop cost`).\n")
     L.append("## Run-to-run noise\n")
     if noise:
         for k, cvs in noise.items():
