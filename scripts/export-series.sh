@@ -23,7 +23,7 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$TREE" format-patch -q --zero-commit --no-signature --no-numbered \
+git -C "$TREE" -c diff.suppressBlankEmpty=true format-patch -q --zero-commit --no-signature --no-numbered \
 	--subject-prefix=PATCH -o "$tmp" base..work
 nstock=$(git -C "$TREE" rev-list --count base..stock)
 {
