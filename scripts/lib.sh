@@ -46,3 +46,14 @@ need_pkgs() {
 HOST_PKGS="build-essential bc flex bison libelf-dev libssl-dev cpio xz-utils
 ccache qemu-system-x86 ovmf busybox-static rt-tests linux-perf python3
 gnuplot-nox sparse valgrind git"
+
+# One kernel build at a time on this 2-core machine: every script that
+# runs make in a kernel tree takes this lock first (held until it exits).
+kbuild_lock() {
+	mkdir -p "$BUILD"
+	exec 9>"$BUILD/.kbuild.lock"
+	if ! flock -n 9; then
+		echo "${0##*/}: waiting for another kernel build to finish" >&2
+		flock 9
+	fi
+}
