@@ -10,6 +10,7 @@ set -eu
 TREE=$BUILD/linux
 EACH=$BUILD/linux-each
 [ -d "$TREE/.git" ] || die "build/linux is missing: run 'make tree'"
+kbuild_lock
 if [ ! -e "$EACH/.git" ]; then
 	rm -rf "$EACH"
 	git -C "$TREE" worktree prune

@@ -23,6 +23,7 @@ if [ -n "$extra_frag" ]; then
 	name=$kind-${extra_frag%.config}
 fi
 [ -d "$src" ] || die "$src is missing: run 'make tree' first"
+kbuild_lock
 out=$src/.out-$name
 grep -qx '/.out-\*' "$src/../linux/.git/info/exclude" 2>/dev/null ||
 	echo '/.out-*' >>"$BUILD/linux/.git/info/exclude"
