@@ -62,9 +62,12 @@ WORKLOADS = {
 # come up, and only tracing_on is toggled around each window: flipping
 # their static keys at run time patches kernel text under the other
 # vCPUs' feet, which has crashed multi-threaded TCG guests (see
-# guest-image/README.md).  A kernel without sched_idle ignores that one.
+# guest-image/README.md).  A kernel without sched_idle ignores those.
+# irq_predict:*: the predictor's exact inputs and answers, for an exact
+# replay in idle-loop/ (patch 7).
 COMMON_ARGS = ("hpet=disable trace_event=power:cpu_idle,irq:irq_handler_entry,"
-               "sched_idle:sched_idle_select")
+               "sched_idle:sched_idle_select,irq_predict:irq_predict_stamp,"
+               "irq_predict:irq_predict_forget,irq_predict:irq_predict_next")
 REAL_ARGS = "tsc=reliable"
 
 

@@ -10,7 +10,7 @@
 #   perf.data            perf sched record (bench.py runs perf sched
 #                        latency/timehist on it on the host)
 #   trace.txt            tracefs: power:cpu_idle, irq:irq_handler_entry
-#                        (+ sched_idle:sched_idle_select)
+#                        (+ sched_idle:sched_idle_select, irq_predict:*)
 #   workload.log         the workload's own output; window: start/end times
 # and RESULTS/bench-info (model, state table, options) once per boot.
 #
