@@ -13,6 +13,10 @@
 # Writes OUTDIR/console.log, OUTDIR/results/ (what the guest sent back),
 # OUTDIR/qemu.cmd and OUTDIR/verdict ("PASS" or "FAIL: reason"), and
 # prints the verdict line.  Exit status 0 only on PASS.
+# Disk space: OUTDIR's file system must have RUNQEMU_MIN_FREE_KB (default
+# 32768) free at the start; if it fills during the run, the partial
+# results are removed, console.log is kept as far as it got, and the
+# verdict says the file system is full.  Nothing outside OUTDIR is touched.
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -39,8 +43,15 @@ vars=/usr/share/OVMF/OVMF_VARS_4M.fd
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing (package qemu-system-x86)"
 
 rm -rf "$out"
-mkdir -p "$out/results"
-cp "$vars" "$out/ovmf-vars.fd"
+mkdir -p "$out/results" || die "cannot create $out"
+# free KB on OUTDIR's file system
+free_kb() { df -Pk "$out" 2>/dev/null | awk 'NR == 2 { print $4 }'; }
+min_free=${RUNQEMU_MIN_FREE_KB:-32768}
+kb=$(free_kb)
+[ "${kb:-0}" -ge "$min_free" ] ||
+	{ rm -rf "$out"; die "$out: only ${kb:-?} KB free on its file system, a run needs $min_free KB"; }
+cp "$vars" "$out/ovmf-vars.fd" 2>/dev/null ||
+	{ rm -rf "$out"; die "$out: cannot copy the OVMF variables (file system full?)"; }
 
 cmdline="console=ttyS0,115200 panic=-1 guest.run=$run $append"
 [ -n "$driver" ] && cmdline="$cmdline guest.driver=$driver"
@@ -64,7 +75,8 @@ set -- qemu-system-x86_64 -machine q35 $timing -cpu max -smp "$cpus" -m "$mem" \
 printf '%s\n' "$*" >"$out/qemu.cmd"
 
 verdict() {
-	echo "$1" >"$out/verdict"
+	# best effort: the line on stdout is the verdict even if the file fails
+	{ echo "$1" >"$out/verdict"; } 2>/dev/null || rm -f "$out/verdict"
 	printf '%s: %s (%s)\n' "$(basename "$out")" "$1" "$out/console.log"
 	case "$1" in PASS*) exit 0 ;; *) exit 1 ;; esac
 }
@@ -93,7 +105,15 @@ while kill -0 "$qpid" 2>/dev/null; do
 done
 qstatus=0
 wait "$qpid" 2>/dev/null || qstatus=$?
-echo "$(($(date +%s) - start))" >"$out/wall-seconds"
+{ echo "$(($(date +%s) - start))" >"$out/wall-seconds"; } 2>/dev/null || rm -f "$out/wall-seconds"
+
+# A file system that filled up cut the console and the results short:
+# drop the partial results (they would read as the guest's), keep the log.
+kb=$(free_kb)
+if [ "${kb:-0}" -lt 64 ]; then
+	rm -rf "$out/results.tar" "$out/results" "$out/ovmf-vars.fd" "$out/wall-seconds"
+	verdict "FAIL: $out: file system full during the run (${kb:-?} KB left); results dropped, console.log kept as far as it got"
+fi
 
 [ -z "$killed" ] || verdict "FAIL: hung, $killed"
 [ -s "$out/console.log" ] || verdict "FAIL: no console output (qemu status $qstatus, log $out/qemu.log)"

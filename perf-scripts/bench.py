@@ -89,12 +89,20 @@ def split_list(s, valid, what):
 
 
 def atomic_write(path, text):
+    """Write path in one rename; on an error (a full disk) no .tmp stays."""
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def build_tools(build):
@@ -233,6 +241,9 @@ def run_cell(cell, a, initrd, cells_dir):
             verdict = f.read().strip()
     except OSError:
         verdict = f"FAIL: run-qemu.sh gave no verdict: {r.stdout.strip()[-200:]}"
+    if "file system full" in verdict:
+        # every later cell would fail the same way; finished cells stay as they are
+        die(f"cell {cell.name}: {verdict}; earlier cells in {cells_dir} untouched")
     parsed = None
     if verdict.startswith("PASS"):
         res = os.path.join(work, "results")

@@ -44,6 +44,7 @@ check tree "$TOP/scripts/tree.sh" || { finish; }
 # Host-side tests.
 check harness-wrong-pin sh "$TOP/scripts/tests/wrong-pin.sh"
 check harness-broken-patch sh "$TOP/scripts/tests/broken-patch.sh"
+check harness-disk-full sh "$TOP/scripts/tests/disk-full.sh"
 [ -f "$TOP/idle-loop/Makefile" ] && check replay make -C "$TOP/idle-loop" test
 [ -d "$TOP/perf-scripts/tests" ] &&
 	check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests"
