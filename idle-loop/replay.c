@@ -19,6 +19,7 @@
 #include <linux/types.h>
 #include <linux/limits.h>
 #include <linux/cpuidle.h>
+#include <linux/minmax.h>
 #include <linux/irq_predict.h>
 #include "idle_select.h"
 
@@ -106,18 +107,21 @@ static double energy_pj(int index, u64 idle_ns)
 enum ev_type {
 	EV_IRQ, EV_ENTER, EV_EXIT, EV_SELECT,
 	EV_HRT_START, EV_HRT_CANCEL, EV_HRT_EXPIRE,
+	EV_STAMP, EV_FORGET, EV_NEXT, EV_LOST,
 };
 
 struct event {
 	u64 t;
-	u64 a;		/* irq; timer_ns (enter, select); hrtimer id */
-	u64 b;		/* select: irq_ns; hrtimer start: expires; expire: now */
-	u64 c;		/* select: latency_req_ns */
+	u64 a;		/* irq (irq, stamp, forget); timer_ns (enter, select);
+			 * hrtimer id; next: now_ns */
+	u64 b;		/* select: irq_ns; hrtimer start: expires; expire: now;
+			 * stamp: ts_ns; next: next_ns (NO_TIME for -1) */
+	u64 c;		/* select: latency_req_ns; next: irq */
 	u64 d;		/* select: delta_tick_ns, NO_TIME when not traced */
 	int stop_tick;	/* select: the kernel's tick decision */
 	u32 cpu;
 	u32 line;
-	int state;	/* enter: entered state; select: chosen state */
+	int state;	/* enter: entered state; select: chosen state; next: rule */
 	u8 type;
 };
 
@@ -125,7 +129,8 @@ static struct event *evs;
 static size_t nev, evcap;
 static int native_format = -1;		/* decided by the first event line */
 static int ignore_unknown, keep_timer_irqs;
-static int have_select, have_hrt, have_native_timer;
+static int have_select, have_hrt, have_native_timer, have_predict;
+static u64 last_event_t;
 static const char *input_name = "-";
 
 static void fail(unsigned long line, const char *fmt, ...)
@@ -284,7 +289,7 @@ static u64 hash_tok(const struct tok *t)
 
 static struct event *new_event(unsigned long ln, u64 t, u64 cpu, int type)
 {
-	static u64 last_t;
+	u64 last_t = last_event_t;
 	struct event *e;
 
 	if (t > MAX_TIME_NS)
@@ -296,7 +301,7 @@ static struct event *new_event(unsigned long ln, u64 t, u64 cpu, int type)
 		     t, last_t);
 	if (ln > UINT32_MAX)
 		fail(ln, "too many lines");
-	last_t = t;
+	last_event_t = t;
 	if (nev == evcap) {
 		evcap = evcap ? evcap * 2 : 4096;
 		evs = realloc(evs, evcap * sizeof(*evs));
@@ -480,6 +485,42 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		if (e->b > MAX_TIME_NS)
 			fail(ln, "now=%" PRIu64 " too large", e->b);
 		have_hrt = 1;
+	} else if (tok_is(&ev, "irq_predict_stamp")) {
+		u64 irq = arg_u64(ln, a, na, "irq");
+
+		check_irq(ln, irq);
+		e = new_event(ln, ts, cpu, EV_STAMP);
+		e->a = irq;
+		e->b = arg_u64(ln, a, na, "ts_ns");
+		if (e->b > MAX_TIME_NS)
+			fail(ln, "ts_ns=%" PRIu64 " too large", e->b);
+		have_predict = 1;
+	} else if (tok_is(&ev, "irq_predict_forget")) {
+		u64 irq = arg_u64(ln, a, na, "irq");
+
+		check_irq(ln, irq);
+		e = new_event(ln, ts, cpu, EV_FORGET);
+		e->a = irq;
+		have_predict = 1;
+	} else if (tok_is(&ev, "irq_predict_next")) {
+		u64 now = arg_u64(ln, a, na, "now_ns");
+		s64 next = arg_s64(ln, a, na, "next_ns");
+		u64 irq = arg_u64(ln, a, na, "irq");
+		s64 rule = arg_s64(ln, a, na, "rule");
+
+		check_irq(ln, irq);
+		if (now > MAX_TIME_NS)
+			fail(ln, "now_ns=%" PRIu64 " too large", now);
+		if (next < -1 || next > (s64)MAX_TIME_NS)
+			fail(ln, "next_ns=%" PRId64 " out of range", next);
+		if (rule < 0 || rule >= IRQ_PREDICT_NR_RULES)
+			fail(ln, "rule=%" PRId64 " out of range", rule);
+		e = new_event(ln, ts, cpu, EV_NEXT);
+		e->a = now;
+		e->b = next < 0 ? NO_TIME : (u64)next;
+		e->c = irq;
+		e->state = rule;
+		have_predict = 1;
 	} else if (tok_is(&ev, "irq_handler_exit") || tok_is(&ev, "hrtimer_init") ||
 		   tok_is(&ev, "hrtimer_expire_exit")) {
 		return;
@@ -514,6 +555,16 @@ static void read_input(FILE *f)
 
 			native_format = !parse_u64(t[0].s, t[0].len, &x) &&
 					n >= 2 && !parse_u64(t[1].s, t[1].len, &x);
+		}
+		/* ftrace: "CPU:N [LOST M EVENTS]" */
+		if (!native_format && n >= 2 && t[0].len > 4 &&
+		    !memcmp(t[0].s, "CPU:", 4) && tok_is(&t[1], "[LOST")) {
+			u64 cpu;
+
+			if (parse_u64(t[0].s + 4, t[0].len - 4, &cpu))
+				fail(ln, "bad CPU in a LOST EVENTS line");
+			new_event(ln, last_event_t, cpu, EV_LOST);
+			continue;
 		}
 		if (native_format) {
 			if (parse_native(ln, t, n))
@@ -841,6 +892,293 @@ static void replay(void)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * Exact replay (patch 7's irq_predict events): the stamps the kernel's
+ * predictor recorded, the interrupts it forgot and the questions it was
+ * asked are fed to the same code; each answer and each chosen state is
+ * compared with the traced one.
+ *
+ * Warm-up.  The kernel's table K has history from before the trace that
+ * the replay's table R lacks.  A question counts ("warm") only when its
+ * answer cannot depend on that history:
+ *  - --from-boot: the trace holds every stamp since the first idle entry,
+ *    so R = K from the start, source order included;
+ *  - otherwise, per CPU, with N0 the time of its first traced question:
+ *    every stamp K took before the trace is older than N0, so at the
+ *    first question Q* with now - N0 > IRQ_PREDICT_RESET_NS every source
+ *    K knows only from before the trace is dropped without predicting.
+ *    Before Q*, K may also have held 16 sources and evicted (restarted)
+ *    one R keeps, which nothing in the trace shows; so knowledge is only
+ *    earned after Q*: a source R starts after Q* is new to K as well (K
+ *    holds only sources R holds); a source that went silent for over
+ *    IRQ_PREDICT_RESET_NS restarts in both; any other needs
+ *    IRQ_PREDICT_WINDOW + 1 stamps after Q*, so that its whole window of
+ *    intervals was taken after any restart in K.  A question is warm when
+ *    every source of R is known.  R evicting a source (16 sources) may
+ *    differ from K from then on: the CPU stays cold.  A lost-events
+ *    marker starts the CPU over (empty R, cold).  Without --from-boot the
+ *    sources' order in the table may differ from the kernel's, so when
+ *    two sources predict the same time either interrupt number matches.
+ */
+struct src_info {
+	u32 irq;
+	u8 known;
+	u8 post;		/* accepted stamps since Q*, saturating */
+};
+
+struct exact_cpu {
+	struct irq_predict_cpu pc;
+	int boot, started, past_reset, unsound;
+	u64 n0;
+	struct src_info *si;
+	size_t nsi, capsi;
+	/* the last question, for the sched_idle_select that follows it */
+	int pend, pend_warm;
+	u64 pend_irq_ns;
+};
+
+struct exact_stats {
+	u64 records, warm, pred_match, states, state_match, unpaired;
+	u64 first_line;
+	char first_why[200];
+};
+
+static struct exact_cpu *ecpus[MAX_CPUS];
+static struct exact_stats xs;
+static int from_boot, check_exact;
+static u64 tick_period_ns = 4000000;	/* TICK_NSEC at HZ=250 */
+
+static struct exact_cpu *ecpu_get(u32 cpu)
+{
+	if (!ecpus[cpu]) {
+		ecpus[cpu] = calloc(1, sizeof(*ecpus[cpu]));
+		if (!ecpus[cpu]) {
+			fprintf(stderr, "replay: out of memory\n");
+			exit(1);
+		}
+		ecpus[cpu]->boot = from_boot;
+	}
+	return ecpus[cpu];
+}
+
+static struct irq_source *src_find(struct irq_predict_cpu *pc, u32 irq)
+{
+	unsigned int i;
+
+	for (i = 0; i < pc->nr_sources; i++)
+		if (pc->sources[i].irq == irq)
+			return &pc->sources[i];
+	return NULL;
+}
+
+static struct src_info *info_get(struct exact_cpu *x, u32 irq)
+{
+	size_t i;
+
+	for (i = 0; i < x->nsi; i++)
+		if (x->si[i].irq == irq)
+			return &x->si[i];
+	if (x->nsi == x->capsi) {
+		x->capsi = x->capsi ? x->capsi * 2 : 16;
+		x->si = realloc(x->si, x->capsi * sizeof(*x->si));
+		if (!x->si) {
+			fprintf(stderr, "replay: out of memory\n");
+			exit(1);
+		}
+	}
+	memset(&x->si[x->nsi], 0, sizeof(*x->si));
+	x->si[x->nsi].irq = irq;
+	return &x->si[x->nsi++];
+}
+
+static void exact_mismatch(const struct event *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (xs.first_line)
+		return;
+	xs.first_line = e->line;
+	va_start(ap, fmt);
+	vsnprintf(xs.first_why, sizeof(xs.first_why), fmt, ap);
+	va_end(ap);
+}
+
+static void exact_stamp(struct exact_cpu *x, const struct event *e)
+{
+	struct irq_source *src = src_find(&x->pc, e->a);
+	struct src_info *si = info_get(x, e->a);
+	int full = x->pc.nr_sources == IRQ_PREDICT_SOURCES;
+	u64 last = src ? src->last_ns : 0;
+
+	irq_predict_record(&x->pc, e->a, e->b);
+	if (!src) {
+		/* irq_source_start() */
+		if (full && !x->boot)
+			x->unsound = 1;
+		si->known = x->boot || x->past_reset;
+		si->post = x->past_reset;
+		return;
+	}
+	if (e->b < last)
+		return;			/* out of order: ignored by both */
+	if (e->b - last > IRQ_PREDICT_RESET_NS)
+		si->known = 1;		/* restarted by both */
+	if (x->past_reset && si->post < 255)
+		si->post++;
+	if (si->post > IRQ_PREDICT_WINDOW)
+		si->known = 1;
+}
+
+static int exact_all_known(struct exact_cpu *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->pc.nr_sources; i++)
+		if (!info_get(x, x->pc.sources[i].irq)->known)
+			return 0;
+	return 1;
+}
+
+static void exact_next(struct exact_cpu *x, const struct event *e)
+{
+	u64 now = e->a, next;
+	unsigned int irq = 0;
+	int warm, ok;
+	size_t i;
+
+	if (!x->started) {
+		x->started = 1;
+		x->n0 = now;
+	}
+	if (!x->boot && !x->past_reset && now > x->n0 &&
+	    now - x->n0 > IRQ_PREDICT_RESET_NS) {
+		x->past_reset = 1;
+		for (i = 0; i < x->nsi; i++)
+			x->si[i].known = x->si[i].post = 0;
+	}
+	next = irq_predict_next(&x->pc, now, e->state, &irq);
+	warm = x->boot || (x->past_reset && !x->unsound && exact_all_known(x));
+	ok = next == e->b;
+	if (ok && next != U64_MAX && irq != e->c) {
+		/* a tie: another source may come first in the kernel's table */
+		struct irq_source *s = x->boot ? NULL : src_find(&x->pc, e->c);
+
+		ok = s && irq_source_predict(s, max(now, s->last_ns), e->state) == next;
+	}
+	xs.records++;
+	if (warm) {
+		xs.warm++;
+		xs.pred_match += ok;
+		if (!ok)
+			exact_mismatch(e, "cpu %u now_ns=%" PRIu64 " rule=%d: replayed next_ns=%" PRId64
+				       " irq=%u, traced next_ns=%" PRId64 " irq=%" PRIu64,
+				       e->cpu, now, e->state,
+				       next == U64_MAX ? -1 : (s64)next, irq,
+				       e->b == NO_TIME ? -1 : (s64)e->b, e->c);
+	}
+	x->pend = 1;
+	x->pend_warm = warm;
+	x->pend_irq_ns = next == U64_MAX ? U64_MAX : next - now;
+}
+
+/* kernel/sched/idle.c: sched_idle(), from the replayed prediction. */
+static void exact_select(struct exact_cpu *x, const struct event *e)
+{
+	struct sched_idle_wakeup w = { 0 };
+	u64 lat = e->c;
+	int index, s0, s1, stop, ok;
+
+	if (!x->pend) {
+		xs.unpaired++;
+		return;
+	}
+	x->pend = 0;
+	if (e->d == NO_TIME)
+		fail(e->line, "sched_idle_select without delta_tick_ns: too old for exact replay");
+	w.timer_ns = e->a;
+	w.delta_tick_ns = e->d;
+	w.irq_ns = x->pend_irq_ns;
+	sched_idle_wakeup_combine(&w);
+	index = sched_idle_select_state(&drv, &dev, w.duration_ns, lat);
+	stop = e->stop_tick;
+	ok = index >= 0;
+	if (ok) {
+		/* tick_nohz_tick_stopped() is not traced: either is possible */
+		s0 = sched_idle_stop_tick(&drv, index, w.duration_ns, tick_period_ns, false);
+		s1 = sched_idle_stop_tick(&drv, index, w.duration_ns, tick_period_ns, true);
+		ok = stop == s0 || stop == s1;
+		if (!stop && w.delta_tick_ns && w.delta_tick_ns < w.duration_ns)
+			index = sched_idle_select_state(&drv, &dev, w.delta_tick_ns, lat);
+	}
+	ok = ok && index == e->state && w.irq_ns == e->b;
+	if (!x->pend_warm)
+		return;
+	xs.states++;
+	xs.state_match += ok;
+	if (!ok)
+		exact_mismatch(e, "cpu %u: replayed irq_ns=%" PRId64 " state=%d (stop_tick %s), traced irq_ns=%" PRId64
+			       " state=%d stop_tick=%d",
+			       e->cpu, w.irq_ns == U64_MAX ? -1 : (s64)w.irq_ns, index,
+			       index < 0 ? "-" : "checked",
+			       e->b == NO_TIME ? -1 : (s64)e->b, e->state, stop);
+}
+
+static void exact_lost(struct exact_cpu *x)
+{
+	struct src_info *si = x->si;
+	size_t capsi = x->capsi;
+
+	memset(x, 0, sizeof(*x));
+	x->si = si;
+	x->capsi = capsi;
+}
+
+static void replay_exact(void)
+{
+	size_t i;
+
+	for (i = 0; i < nev; i++) {
+		const struct event *e = &evs[i];
+
+		switch (e->type) {
+		case EV_STAMP:
+			exact_stamp(ecpu_get(e->cpu), e);
+			break;
+		case EV_FORGET:
+			irq_predict_forget(&ecpu_get(e->cpu)->pc, e->a);
+			break;
+		case EV_NEXT:
+			exact_next(ecpu_get(e->cpu), e);
+			break;
+		case EV_SELECT:
+			exact_select(ecpu_get(e->cpu), e);
+			break;
+		case EV_LOST:
+			exact_lost(ecpu_get(e->cpu));
+			break;
+		}
+	}
+}
+
+static double pct(u64 a, u64 b)
+{
+	return b ? 100.0 * a / b : 0;
+}
+
+static void print_exact(FILE *f)
+{
+	fprintf(f, "exact replay%s: records %" PRIu64 ", warm %" PRIu64
+		", predictions matched %" PRIu64 "/%" PRIu64 " (%.2f%%)"
+		", states matched %" PRIu64 "/%" PRIu64 " (%.2f%%)\n",
+		from_boot ? " (from boot)" : "", xs.records, xs.warm,
+		xs.pred_match, xs.warm, pct(xs.pred_match, xs.warm),
+		xs.state_match, xs.states, pct(xs.state_match, xs.states));
+	if (xs.first_line)
+		fprintf(f, "first mismatch: %s:%" PRIu64 ": %s\n", input_name,
+			xs.first_line, xs.first_why);
+}
+
+/* ------------------------------------------------------------------ */
 /* Output. */
 
 static int cmp_double(const void *a, const void *b)
@@ -973,8 +1311,11 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: replay [--csv] [--table skx|arm] [--rules r1,r2,...] [--tick-ns N]\n"
-		"              [--dump FILE] [--ignore-unknown] [--keep-timer-irqs] [TRACE|-]\n"
-		"rules: timer, last, rfc, adaptive (default: all)\n");
+		"              [--dump FILE] [--ignore-unknown] [--keep-timer-irqs]\n"
+		"              [--from-boot] [--check-exact] [--tick-period-ns N] [TRACE|-]\n"
+		"rules: timer, last, rfc, adaptive (default: all)\n"
+		"--from-boot: the trace starts at each CPU's first idle entry (exact mode)\n"
+		"--check-exact: exit 1 unless irq_predict events replay with no warm mismatch\n");
 	exit(status);
 }
 
@@ -1027,6 +1368,17 @@ int main(int argc, char **argv)
 				perror(argv[i]);
 				exit(2);
 			}
+		} else if (!strcmp(argv[i], "--tick-period-ns") && i + 1 < argc) {
+			u64 x;
+
+			i++;
+			if (parse_u64(argv[i], strlen(argv[i]), &x) || !x || x > MAX_TIME_NS)
+				usage(2);
+			tick_period_ns = x;
+		} else if (!strcmp(argv[i], "--from-boot")) {
+			from_boot = 1;
+		} else if (!strcmp(argv[i], "--check-exact")) {
+			check_exact = 1;
 		} else if (!strcmp(argv[i], "--ignore-unknown")) {
 			ignore_unknown = 1;
 		} else if (!strcmp(argv[i], "--keep-timer-irqs")) {
@@ -1059,11 +1411,27 @@ int main(int argc, char **argv)
 	if (native_format < 0)
 		native_format = 0;
 	replay();
+	if (have_predict)
+		replay_exact();
 	if (dump)
 		fclose(dump);
+	if (have_predict)
+		print_exact(csv ? stderr : stdout);
 	if (csv)
 		print_csv();
 	else
 		print_text();
+	if (check_exact) {
+		if (!have_predict) {
+			fprintf(stderr, "replay: %s: no irq_predict events: no exact replay\n", input_name);
+			return 1;
+		}
+		if (!xs.warm) {
+			fprintf(stderr, "replay: %s: no warm record to check\n", input_name);
+			return 1;
+		}
+		if (xs.first_line)
+			return 1;
+	}
 	return 0;
 }

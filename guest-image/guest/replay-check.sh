@@ -1,0 +1,47 @@
+#!/bin/sh
+# replay-check.sh RESULTS [SECONDS]: a trace of the interrupt predictor
+# from boot, for an exact replay on the host (idle-loop/replay
+# --from-boot --check-exact).  Boot the patched kernel with
+#   trace_event=irq_predict:irq_predict_stamp,irq_predict:irq_predict_forget,
+#   irq_predict:irq_predict_next,sched_idle:sched_idle_select,power:cpu_idle
+#   trace_buf_size=16M
+# and a virtio-blk disk: the events are on from boot, so every stamp the
+# predictor ever took is in the buffer.  Runs SECONDS (default 3) of
+# periodic O_DIRECT reads (benchtool blk, 2 ms) and the RTC at 128 Hz,
+# stops tracing, fails on any lost event (per-CPU overrun, dropped
+# events), and returns the trace as RESULTS/trace.txt.gz.
+set -eu
+out=$1 secs=${2:-3}
+tr=/sys/kernel/tracing
+for e in irq_predict/irq_predict_stamp irq_predict/irq_predict_forget \
+	irq_predict/irq_predict_next sched_idle/sched_idle_select power/cpu_idle; do
+	[ "$(cat "$tr/events/$e/enable" 2>/dev/null)" = 1 ] ||
+		{ echo "FAIL: event $e is not enabled (boot with trace_event=...)"; exit 1; }
+done
+dev=
+for d in /dev/vda /dev/vdb; do
+	[ -b "$d" ] && dev=$d && break
+done
+[ -n "$dev" ] || { echo "FAIL: no virtio-blk disk"; exit 1; }
+[ -c /dev/rtc0 ] || { echo "FAIL: no /dev/rtc0"; exit 1; }
+benchtool blk "$dev" 2000 "$secs" >"$out/blk.log" 2>&1 &
+bpid=$!
+benchtool rtc 128 "$secs" >"$out/rtc.log" 2>&1 || { echo "FAIL: benchtool rtc: $(cat "$out/rtc.log")"; exit 1; }
+wait "$bpid" || { echo "FAIL: benchtool blk: $(cat "$out/blk.log")"; exit 1; }
+sleep 0.2
+echo 0 >"$tr/tracing_on"
+echo "blk: $(cat "$out/blk.log")"
+echo "rtc: $(cat "$out/rtc.log")"
+lost=0
+for s in "$tr"/per_cpu/cpu*/stats; do
+	cpu=$(basename "$(dirname "$s")")
+	echo "$cpu: $(tr '\n' ' ' <"$s")"
+	for k in 'overrun' 'commit overrun' 'dropped events'; do
+		v=$(grep "^$k:" "$s" | awk -F': ' '{ print $2 }')
+		[ "${v:-0}" = 0 ] || { echo "FAIL: $cpu lost events ($k: $v)"; lost=1; }
+	done
+done
+[ "$lost" = 0 ] || exit 1
+gzip -c "$tr/trace" >"$out/trace.txt.gz"
+echo "trace: $(zcat "$out/trace.txt.gz" | grep -c irq_predict_next) questions"
+echo "replay-check: ok"
