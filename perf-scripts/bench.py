@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import cost  # noqa: E402
 import parse  # noqa: E402
 
 KERNELS = os.path.join(TOP, "build", "kernels")
@@ -36,7 +37,12 @@ CONFIGS = {
     "menu": ("stock.bzImage", "cpuidle.governor=menu", "menu"),
     "teo": ("stock.bzImage", "cpuidle.governor=teo", "teo"),
     "sched": ("patched.bzImage", "", None),
+    # the RFC-baseline predictor of the series (patch 4's sched_idle_rule=)
+    "sched-rfc": ("patched.bzImage", "sched_idle_rule=rfc", None),
 }
+# configurations the full matrix runs on 1 vCPU too (sched-rfc: 2 vCPUs only,
+# see perf-scripts/README.md "Budget")
+ONE_VCPU_CONFIGS = ("menu", "teo", "sched")
 # name: (timing mode, seconds full, seconds quick, udpgen arguments or None)
 P1, P2 = 5001, 5002
 WORKLOADS = {
@@ -69,6 +75,35 @@ COMMON_ARGS = ("hpet=disable trace_event=power:cpu_idle,irq:irq_handler_entry,"
                "sched_idle:sched_idle_select,irq_predict:irq_predict_stamp,"
                "irq_predict:irq_predict_forget,irq_predict:irq_predict_next")
 REAL_ARGS = "tsc=reliable"
+# The cost stage: one -icount boot per configuration, function_graph on
+# the selection functions and the IRQ path only (cost.py), set at boot.
+COST_WORKLOAD, COST_VCPUS = "block", 2
+
+
+def cost_args(config):
+    fl = ",".join(cost.funcs_for(config))
+    return ("hpet=disable trace_event=power:cpu_idle,irq:irq_handler_entry "
+            f"ftrace=function_graph ftrace_filter={fl} ftrace_graph_filter={fl} "
+            "ftrace_graph_max_depth=1")
+
+
+# Wall-time model of one cell (seconds), fitted on this machine's logs
+# (build/bench-quick*.log, build/bench/cells/*/meta.json): a boot, then
+# per workload a fixed cost and a cost per guest second.  -icount cells run
+# two at a time, so they count half.
+def estimate(cell):
+    v = cell.vcpus
+    if cell.mode == "real":
+        return 30 + sum(2 + 1.2 * s for _, s in cell.works)
+    per_s = 3.0 * v
+    fixed = 8 if cell.mode == "cost" else 20
+    return 36 + 12 * v + sum(fixed + per_s * s for _, s in cell.works)
+
+
+def estimate_total(cells, jobs):
+    ic = sum(estimate(c) for c in cells if c.mode != "real")
+    rt = sum(estimate(c) for c in cells if c.mode == "real")
+    return ic / max(1, jobs) + rt
 
 
 def log(msg):
@@ -203,14 +238,17 @@ def run_cell(cell, a, initrd, cells_dir):
     kernel = os.path.join(KERNELS, CONFIGS[cell.config][0])
     kargs, gov = CONFIGS[cell.config][1], CONFIGS[cell.config][2]
     words = [f"{n}={s}" for n, s in cell.works]
-    boot = f"{COMMON_ARGS} {kargs} guest.args={':'.join(words)}"
+    if cell.mode == "cost":
+        boot = f"{cost_args(cell.config)} {kargs} guest.args=set.perf=0:{':'.join(words)}"
+    else:
+        boot = f"{COMMON_ARGS} {kargs} guest.args={':'.join(words)}"
     qemu_x = f"-drive if=none,id=bd0,format=raw,file={a.disk},readonly=on " \
              "-device virtio-blk-pci,drive=bd0"
     cmd = [os.path.join(TOP, "guest-image", "run-qemu.sh"), "-k", kernel, "-i", initrd,
            "-o", work, "-c", str(cell.vcpus), "-d", "cpuidle_emu", "-r", "bench"]
     if gov:
         cmd += ["-g", gov]
-    if cell.mode == "icount":
+    if cell.mode in ("icount", "cost"):
         cmd += ["-I", str(a.shift)]
     else:
         boot += f" {REAL_ARGS}"
@@ -219,8 +257,10 @@ def run_cell(cell, a, initrd, cells_dir):
                    f" -netdev user,id=n1,net=10.0.3.0/24,hostfwd=udp:127.0.0.1:{P2}-10.0.3.15:{P2}"
                    " -device virtio-net-pci,netdev=n1,mac=52:54:00:00:be:02")
     # generous: icount costs up to ~10 s of wall time per guest second
-    budget = 120 + sum(s for _, s in cell.works) * (25 if cell.mode == "icount" else 6)
-    cmd += ["-a", boot.strip(), "-x", qemu_x, "-t", str(budget), "-q", "120"]
+    budget = 120 + sum(s for _, s in cell.works) * (6 if cell.mode == "real" else 25)
+    # -icount: OVMF prints nothing for minutes when the host is loaded
+    quiet = 120 if cell.mode == "real" else 300
+    cmd += ["-a", boot.strip(), "-x", qemu_x, "-t", str(budget + 180), "-q", str(quiet)]
     shutil.rmtree(work, ignore_errors=True)
     stop = threading.Thread
     ev = threading.Event()
@@ -251,14 +291,30 @@ def run_cell(cell, a, initrd, cells_dir):
             g = final + f".udpgen-{name}.log"
             if os.path.exists(g):
                 shutil.move(g, os.path.join(res, name, "udpgen.log"))
-        host_perf(res, cell.works)
-        try:
-            parsed = parse.parse_cell(res)
-        except parse.ParseError as e:
-            verdict = f"FAIL: parse: {e}"
+        if cell.mode == "cost":
+            tr = os.path.join(res, COST_WORKLOAD, "trace.txt")
+            try:
+                with open(tr, errors="replace") as f:
+                    c = cost.summarize(cost.parse_trace(f.read()), cell.config)
+                if not c["idle_entries"] or not any(
+                        d["n"] for fn, d in c["funcs"].items() if fn != cost.IRQ_FUNC):
+                    verdict = (f"FAIL: cost: no idle entries or no traced selection call "
+                               f"in {tr}")
+                else:
+                    info = dict(ln.split("=", 1) for ln in open(
+                        os.path.join(res, "bench-info")).read().splitlines() if "=" in ln)
+                    parsed = {"cost": c, "runs": {}, "info": info}
+            except OSError as e:
+                verdict = f"FAIL: cost: {e}"
+        else:
+            host_perf(res, cell.works)
+            try:
+                parsed = parse.parse_cell(res)
+            except parse.ParseError as e:
+                verdict = f"FAIL: parse: {e}"
     meta = {"cell": cell.name, "config": cell.config, "vcpus": cell.vcpus,
             "repeat": cell.repeat, "mode": cell.mode,
-            "shift": a.shift if cell.mode == "icount" else None,
+            "shift": a.shift if cell.mode != "real" else None,
             "workloads": dict(cell.works), "verdict": verdict, "wall_s": round(wall, 1),
             "console": os.path.join(final, "console.log"), "qemu_cmd": " ".join(cmd)}
     with open(os.path.join(work, "verdict"), "w") as f:
@@ -274,11 +330,36 @@ def run_cell(cell, a, initrd, cells_dir):
     return meta
 
 
+def plan(a, configs, vcpus, works, repeats):
+    """The cells of a run, in order: measurement cells per repeat, then the
+    cost stage.  The full matrix runs sched-rfc on 2 vCPUs only (and 4 when
+    asked); --configs/--vcpus given explicitly are taken as they are."""
+    cells = []
+    for rep in range(1, 0 if a.cost_only else repeats + 1):
+        for mode in ("icount", "real"):
+            ws = [(w, a.seconds or WORKLOADS[w][2 if a.quick else 1])
+                  for w in works
+                  if (WORKLOADS[w][0] if a.timing == "mixed" else "real") == mode]
+            if not ws:
+                continue
+            for c in configs:
+                for v in vcpus:
+                    if v == 1 and c not in ONE_VCPU_CONFIGS and not a.configs_given:
+                        continue
+                    cells.append(Cell(c, v, rep, mode, ws))
+    if not a.no_cost or a.cost_only:
+        secs = a.seconds or (1 if a.quick else 2)
+        for c in configs:
+            cells.append(Cell(c, COST_VCPUS, 1, "cost", [(COST_WORKLOAD, secs)]))
+    return cells
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true",
                     help="2 repeats, short workloads (fits 15 minutes)")
-    ap.add_argument("--configs", default="menu,teo,sched")
+    ap.add_argument("--configs", default=None,
+                    help="default menu,teo,sched,sched-rfc (--quick: menu,teo,sched)")
     ap.add_argument("--vcpus", default="1,2")
     ap.add_argument("--repeats", type=int)
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
@@ -292,10 +373,19 @@ def main():
     ap.add_argument("--jobs", type=int, default=2,
                     help="parallel -icount guests (single-threaded TCG each)")
     ap.add_argument("--out", default=os.path.join(TOP, "build", "bench"))
+    ap.add_argument("--no-cost", action="store_true",
+                    help="skip the cost stage (one function_graph -icount boot per "
+                    "configuration on 2 vCPUs: selection cost per idle entry, cost per IRQ)")
+    ap.add_argument("--cost-only", action="store_true", help="only the cost stage")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the planned matrix and its estimated duration, run nothing")
     ap.add_argument("--no-report", action="store_true")
     ap.add_argument("--report-only", action="store_true")
     a = ap.parse_args()
 
+    a.configs_given = a.configs is not None
+    if a.configs is None:
+        a.configs = "menu,teo,sched" if a.quick else ",".join(CONFIGS)
     configs = split_list(a.configs, list(CONFIGS), "configuration")
     works = split_list(a.workloads, list(WORKLOADS), "workload")
     try:
@@ -322,7 +412,25 @@ def main():
                 configs.remove(c)
         for s in skipped:
             log(f"note: {s}")
-        atomic_write(os.path.join(a.out, "skipped.json"), json.dumps(skipped))
+        if not a.dry_run:
+            atomic_write(os.path.join(a.out, "skipped.json"), json.dumps(skipped))
+        cells = plan(a, configs, vcpus, works, repeats)
+        todo = [c for c in cells if not cell_done(os.path.join(cells_dir, c.name), c)]
+        est = estimate_total(todo, a.jobs)
+        log(f"{len(cells)} cells, {len(cells) - len(todo)} already done, {len(todo)} to run "
+            f"(configs {','.join(configs)}; vCPUs {a.vcpus}; {repeats} repeats; "
+            f"workloads {','.join(works)}; icount shift {a.shift}; "
+            f"cost stage {'off' if a.no_cost else 'on'})")
+        for mode in ("icount", "real", "cost"):
+            ms = [c for c in cells if c.mode == mode]
+            if ms:
+                log(f"  {mode}: {len(ms)} boots, workloads "
+                    + " ".join(f"{w}={s}s" for w, s in ms[0].works)
+                    + f", vCPUs {','.join(sorted({str(c.vcpus) for c in ms}))}")
+        log(f"estimated duration {est / 60:.0f} min for the {len(todo)} boots to run "
+            f"(model: estimate() in bench.py)")
+        if a.dry_run:
+            return
         initrd = build_tools(os.path.join(TOP, "build"))
         a.udpgen = os.path.join(TOP, "build", "udpgen")
         a.disk = os.path.join(a.out, "disk.img")
@@ -330,21 +438,6 @@ def main():
             with open(a.disk + ".tmp", "wb") as f:
                 f.write(os.urandom(64 << 20))
             os.replace(a.disk + ".tmp", a.disk)
-        cells = []
-        for rep in range(1, repeats + 1):
-            for mode in ("icount", "real"):
-                ws = [(w, a.seconds or WORKLOADS[w][2 if a.quick else 1])
-                      for w in works
-                      if (WORKLOADS[w][0] if a.timing == "mixed" else "real") == mode]
-                if not ws:
-                    continue
-                for c in configs:
-                    for v in vcpus:
-                        cells.append(Cell(c, v, rep, mode, ws))
-        todo = [c for c in cells if not cell_done(os.path.join(cells_dir, c.name), c)]
-        log(f"{len(cells)} cells, {len(cells) - len(todo)} already done, {len(todo)} to run "
-            f"(configs {','.join(configs)}; vCPUs {a.vcpus}; {repeats} repeats; "
-            f"workloads {','.join(works)}; icount shift {a.shift})")
         t0 = time.time()
         n = len(todo)
         done = [0]
@@ -364,7 +457,7 @@ def main():
         # -icount guests are single-threaded and their numbers do not depend
         # on host load: run them in parallel.  Real-time guests run alone.
         # longest first: 2-vCPU -icount boots cost about 1.5x the 1-vCPU ones
-        ic = sorted((c for c in todo if c.mode == "icount"), key=lambda c: -c.vcpus)
+        ic = sorted((c for c in todo if c.mode != "real"), key=lambda c: -estimate(c))
         rt = [c for c in todo if c.mode == "real"]
         with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
             list(ex.map(one, ic))

@@ -22,7 +22,7 @@ TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import stats  # noqa: E402
 
-CONFIGS = ["menu", "teo", "sched"]
+CONFIGS = ["menu", "teo", "sched", "sched-rfc"]
 # (key, label, lower is better)
 METRICS = [
     ("ct_avg_us", "cyclictest avg (us)"),
@@ -45,7 +45,9 @@ ICOUNT_DEFAULT = {w: "icount" for w in ("idle", "timer", "rtc", "block", "ipi")}
 ICOUNT_DEFAULT.update({w: "real" for w in ("net", "net2", "netburst", "netpoisson", "mixed")})
 
 
-def load(bench):
+def load(bench, costs=None):
+    """runs {(workload, vcpus): {config: [metrics]}}, failed cells; the cost
+    stage's summaries go to costs {config: summary} when given."""
     runs, failed = {}, []
     for d in sorted(glob.glob(os.path.join(bench, "cells", "*"))):
         if d.endswith(".run") or not os.path.isdir(d):
@@ -61,6 +63,11 @@ def load(bench):
             continue
         with open(pj) as f:
             p = json.load(f)
+        if meta["mode"] == "cost":
+            if costs is not None:
+                p["cost"]["_meta"] = meta
+                costs[meta["config"]] = p["cost"]
+            continue
         for w, m in p["runs"].items():
             # runs of one workload in another timing mode are never pooled
             if meta["mode"] != ICOUNT_DEFAULT.get(w, meta["mode"]):
@@ -281,12 +288,161 @@ def headline(runs, works):
     return L
 
 
+COST_NOTE = (
+    "Measured in one boot per configuration (bench.py's cost stage): 2 vCPUs, "
+    "`-icount shift=0,sleep=off` (single-threaded TCG: guest time advances one ns per "
+    "instruction, so a duration is an instruction count, and it is deterministic up to "
+    "the interleaving of the vCPUs), the block workload (one O_DIRECT read every 3 ms, "
+    "cyclictest probe at 10 ms), the function_graph tracer set on the command line "
+    "(`ftrace=function_graph`, `ftrace_filter=` and `ftrace_graph_filter=` the same "
+    "list, `ftrace_graph_max_depth=1`, so only the listed functions are patched and "
+    "nothing they call is traced), events power:cpu_idle (idle entries) and "
+    "irq:irq_handler_entry (which interrupt). menu = menu_select + menu_reflect, teo "
+    "= teo_select + teo_reflect (menu_update/teo_update are inlined into the select "
+    "functions, and both call tick_nohz_get_sleep_length() themselves); ours = "
+    "sched_idle_next_wakeup (tick_nohz_get_sleep_length + irq_predict_next_event, "
+    "which drains the per-CPU timings ring) + sched_idle_select_state (called twice "
+    "when the tick is kept and ends the period early) + sched_idle_stop_tick. "
+    "Per interrupt: __handle_irq_event_percpu, where the patched kernel pushes its "
+    "timings stamp (record_irq_time()); both kernels run the same handlers, so the "
+    "difference of the medians per interrupt source is the added cost.")
+COST_CAVEAT = (
+    "Tracing overhead: every traced call includes part of the tracer's own entry and "
+    "exit hooks (a fixed cost per call, roughly a few hundred instructions, not "
+    "subtracted), so ours, with 3-4 traced calls per idle entry against menu's and "
+    "teo's 2, carries 1-2 hooks more; the absolute numbers are upper bounds and the "
+    "comparison is conservative for ours. Instructions are not cycles: cache misses "
+    "and branch cost are not modelled by TCG.")
+
+
+def fmt_ns(x):
+    return "n/a" if x is None else f"{x:.0f}"
+
+
+def cost_section(costs):
+    L = ["## Selection cost per idle entry and cost per interrupt\n", COST_NOTE + "\n"]
+    if not costs:
+        L.append("- not run (bench.py --no-cost, or the cost boots failed: see Failed boots)\n")
+        return L, None
+    L.append("| configuration | function | calls | calls per idle entry | mean ns | "
+             "median ns | p99 ns | max ns |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for c in CONFIGS:
+        k = costs.get(c)
+        if not k:
+            continue
+        for fn, d in k["funcs"].items():
+            pe = d.get("per_idle_entry")
+            L.append(f"| {c} | {fn} | {d.get('n', 0)} | "
+                     f"{'n/a' if pe is None else f'{pe:.2f}'} | {fmt_ns(d.get('mean'))} | "
+                     f"{fmt_ns(d.get('median'))} | {fmt_ns(d.get('p99'))} | "
+                     f"{fmt_ns(d.get('max'))} |")
+    L.append("\nSelection cost per idle entry (sum of the selection functions' durations "
+             "divided by the idle entries of the window):\n")
+    # the tracer's hook cost per call: bounded by the cheapest traced call
+    # (sched_idle_stop_tick is a few compares; all of its time is nearly hook)
+    hooks = [d["min"] for k in costs.values() for fn, d in k["funcs"].items()
+             if fn == "sched_idle_stop_tick" and d.get("min")]
+    hook = min(hooks) if hooks else None
+    L.append("| configuration | idle entries | traced calls per idle entry | ns (instructions) "
+             "per idle entry, raw | vs menu | minus the hook estimate | vs menu |")
+    L.append("|---|---|---|---|---|---|---|")
+
+    def corrected(k):
+        x, n = k.get("select_ns_per_entry"), k.get("select_calls_per_entry")
+        return None if x is None or n is None or hook is None else x - n * hook
+    menu_k = costs.get("menu", {})
+    menu, menu_c = menu_k.get("select_ns_per_entry"), corrected(menu_k) if menu_k else None
+    verdict = None
+    for c in CONFIGS:
+        k = costs.get(c)
+        if not k:
+            continue
+        x, xc, n = k.get("select_ns_per_entry"), corrected(k), k.get("select_calls_per_entry")
+        r = f"{x / menu:.2f}" if x is not None and menu else "n/a"
+        rc = f"{xc / menu_c:.2f}" if xc is not None and menu_c else "n/a"
+        L.append(f"| {c} | {k['idle_entries']} | {'n/a' if n is None else f'{n:.2f}'} | "
+                 f"{fmt_ns(x)} | {r} | {fmt_ns(xc)} | {rc} |")
+    if hook is not None:
+        L.append(f"\nHook estimate: {hook} ns per traced call, the shortest "
+                 "sched_idle_stop_tick call seen (an upper bound of the tracer's own share "
+                 "of a call: that function is a few comparisons).")
+    ours = costs.get("sched", {}).get("select_ns_per_entry")
+    if ours is not None and menu:
+        ours_c = corrected(costs["sched"])
+        both = f"; minus the hook estimate {ours_c:.0f} vs {menu_c:.0f} ns ({ours_c / menu_c:.2f}x)" \
+            if ours_c is not None and menu_c else ""
+        met = ours < menu and (ours_c is None or menu_c is None or ours_c < menu_c)
+        verdict = (f"selection cost per idle entry: sched {ours:.0f} ns, menu {menu:.0f} ns "
+                   f"({ours / menu:.2f}x, raw){both}: target 'below menu's' "
+                   f"{'met' if met else 'MISSED'}")
+        L.append(f"\nTarget: {verdict}.")
+    # per interrupt: median per source, stock (menu, teo) vs patched (sched)
+    srcs = sorted({n for k in costs.values() for n in k.get("irq", {})})
+    if srcs:
+        L.append("\nPer interrupt (`__handle_irq_event_percpu`, median ns per source; "
+                 "added = sched - mean of the stock medians):\n")
+        L.append("| source | " + " | ".join(c for c in CONFIGS if c in costs)
+                 + " | added by the series |")
+        L.append("|---|" + "---|" * (len([c for c in CONFIGS if c in costs]) + 1))
+        for n in srcs:
+            med = {c: (costs[c].get("irq", {}).get(n) or {}) for c in CONFIGS if c in costs}
+            row = [f"{fmt_ns(med[c].get('median'))} (n={med[c].get('n', 0)})" for c in med]
+            stock = [med[c]["median"] for c in ("menu", "teo") if med.get(c, {}).get("median")]
+            ours_m = med.get("sched", {}).get("median")
+            add = f"{ours_m - sum(stock) / len(stock):+.0f}" if stock and ours_m else "n/a"
+            L.append(f"| {n} | " + " | ".join(row) + f" | {add} |")
+    L.append("\n- " + COST_CAVEAT + "\n")
+    return L, verdict
+
+
+def noise_section(noise_dir):
+    """CV of the same metric over repeats, -icount against real time, from
+    the short cells of a noise run (see perf-scripts/README.md)."""
+    L = ["## Noise: -icount against real time\n"]
+    if not noise_dir or not os.path.isdir(os.path.join(noise_dir, "cells")):
+        L.append("- no noise run under build/bench-noise (see perf-scripts/README.md)\n")
+        return L
+    by = {}
+    for d in sorted(glob.glob(os.path.join(noise_dir, "cells", "*"))):
+        try:
+            with open(os.path.join(d, "parsed.json")) as f:
+                p = json.load(f)
+        except (OSError, ValueError):
+            continue
+        mode = p["meta"]["mode"]
+        for w, m in p["runs"].items():
+            for key in ("miss_rate", "ct_p99_us", "power_mw", "ps_p99_us"):
+                if m.get(key) is not None:
+                    by.setdefault((w, key), {}).setdefault(mode, []).append(m[key])
+    if not by:
+        L.append("- the noise run has no parsed cells\n")
+        return L
+    L.append("Coefficient of variation (stdev/mean) of one configuration's metric over "
+             "repeated boots, same workloads and windows, in both timing modes "
+             "(`bench.py --configs menu --vcpus 2 --workloads timer,rtc,block --repeats 3 "
+             "--seconds 1 --out build/bench-noise`, once with `--timing real`):\n")
+    L.append("| workload | metric | -icount cv (n) | real-time cv (n) |")
+    L.append("|---|---|---|---|")
+    for (w, key), mm in sorted(by.items()):
+        def cv(xs):
+            s = stats.summary(xs)
+            return "n/a" if not s or s["cv"] is None else f"{100 * s['cv']:.0f}% ({s['n']})"
+        L.append(f"| {w} | {key} | {cv(mm.get('icount', []))} | {cv(mm.get('real', []))} |")
+    L.append("")
+    return L
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", default=os.path.join(TOP, "build", "bench"))
     ap.add_argument("--out", default=os.path.join(TOP, "docs", "results.md"))
+    ap.add_argument("--noise", default=os.path.join(TOP, "build", "bench-noise"),
+                    help="cells of the -icount/real-time noise comparison")
     a = ap.parse_args(argv)
-    runs, failed = load(a.bench)
+    costs = {}
+    runs, failed = load(a.bench, costs)
+    cost_lines, cost_verdict = cost_section(costs)
     pdir = os.path.join(os.path.dirname(os.path.abspath(a.out)), "plots")
     os.makedirs(pdir, exist_ok=True)
     plots = []
@@ -346,6 +502,8 @@ def main(argv=None):
              "enter/exit) in the deepest state whose target residency fits it: the physical "
              "limit for the same run.\n")
     L.extend(headline(runs, works))
+    L.append(f"- {cost_verdict or 'selection cost per idle entry: not measured (no cost stage runs)'}"
+             " (details in \"Selection cost per idle entry\").\n")
     if failed:
         L.append("## Failed boots\n")
         for m in failed:
@@ -359,8 +517,9 @@ def main(argv=None):
             if not g:
                 continue
             L.append(f"## {w}, {v} vCPU\n")
-            L.append("| metric | menu | teo | sched | sched/menu | sched/teo | teo/menu |")
-            L.append("|---|---|---|---|---|---|---|")
+            L.append("| metric | " + " | ".join(CONFIGS)
+                     + " | sched/menu | sched/teo | teo/menu | sched/sched-rfc |")
+            L.append("|---|" + "---|" * (len(CONFIGS) + 4))
             for key, label in METRICS:
                 cells = [cell_text(stats.summary(values(g, c, key)), key)
                          if g.get(c) else "not run" for c in CONFIGS]
@@ -371,7 +530,8 @@ def main(argv=None):
                 r1, c1 = compare(values(g, "sched", key), values(g, "menu", key))
                 r2, c2 = compare(values(g, "sched", key), values(g, "teo", key))
                 r3, _ = compare(values(g, "teo", key), values(g, "menu", key))
-                L.append(f"| {label} | " + " | ".join(cells) + f" | {r1} | {r2} | {r3} |")
+                r4, _ = compare(values(g, "sched", key), values(g, "sched-rfc", key))
+                L.append(f"| {label} | " + " | ".join(cells) + f" | {r1} | {r2} | {r3} | {r4} |")
                 for c in CONFIGS:
                     s = stats.summary(values(g, c, key))
                     if s and s["cv"] is not None and key in HEADLINE:
@@ -445,9 +605,9 @@ def main(argv=None):
              "multi-threaded TCG when kernel text is patched at run time (perf enabling "
              "tracepoints, static calls) while other vCPUs execute it; the bench enables its "
              "trace events on the command line to avoid it, perf sched still patches.")
-    L.append("- Not measured yet in the kernel: the selection cost per idle entry and the "
-             "added cost per interrupt (idle-loop/ measures the series' own code with "
-             "callgrind: `make -C idle-loop cost`).\n")
+    L.append("- Selection cost: " + COST_CAVEAT + "\n")
+    L.extend(cost_lines)
+    L.extend(noise_section(a.noise))
     L.append("## Run-to-run noise\n")
     if noise:
         for k, cvs in noise.items():

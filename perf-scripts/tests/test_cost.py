@@ -1,0 +1,99 @@
+"""Unit tests of perf-scripts/cost.py (function_graph parsing) and of the
+bench.py plan/estimate and report.py cost section."""
+import argparse
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import bench  # noqa: E402
+import cost  # noqa: E402
+import report  # noqa: E402
+
+
+def fx(name):
+    with open(os.path.join(HERE, "fixtures", name)) as f:
+        return f.read()
+
+
+class FuncgraphTest(unittest.TestCase):
+    def setUp(self):
+        self.p = cost.parse_trace(fx("funcgraph.txt"))
+
+    def test_calls_and_units(self):
+        self.assertEqual(self.p["calls"]["menu_select"], [2345, 150250])
+        self.assertEqual(self.p["calls"]["menu_reflect"], [500, 700])
+        # an opened call closed by '}' and a leaf call
+        self.assertEqual(self.p["calls"][cost.IRQ_FUNC], [12000, 3000])
+
+    def test_idle_entries_and_irq_names(self):
+        self.assertEqual(self.p["idle_entries"], 2)  # exits (4294967295) not counted
+        self.assertEqual(self.p["irq"], {"virtio1-req.0": [12000]})
+        self.assertEqual(self.p["lost"], 1)  # the stray '}' at the end
+
+    def test_summary(self):
+        s = cost.summarize(self.p, "menu")
+        self.assertAlmostEqual(s["select_ns_per_entry"], (2345 + 150250 + 500 + 700) / 2)
+        self.assertEqual(s["funcs"]["menu_select"]["per_idle_entry"], 1.0)
+        self.assertEqual(s["funcs"]["menu_select"]["median"], 2345)
+        self.assertEqual(s["funcs"]["menu_select"]["p99"], 150250)
+        self.assertIn("sched_idle_stop_tick", cost.funcs_for("sched-rfc"))
+
+    def test_empty(self):
+        s = cost.summarize(cost.parse_trace(""), "teo")
+        self.assertIsNone(s["select_ns_per_entry"])
+        self.assertEqual(s["funcs"]["teo_select"]["n"], 0)
+
+
+def args(**kw):
+    a = argparse.Namespace(quick=False, seconds=None, timing="mixed", no_cost=False,
+                           cost_only=False, configs_given=False, jobs=2)
+    vars(a).update(kw)
+    return a
+
+
+class PlanTest(unittest.TestCase):
+    def test_full_matrix(self):
+        cells = bench.plan(args(), list(bench.CONFIGS), [1, 2], list(bench.WORKLOADS), 5)
+        names = {c.name for c in cells}
+        self.assertIn("sched-rfc-2cpu-icount-r5", names)
+        self.assertNotIn("sched-rfc-1cpu-icount-r1", names)  # 2 vCPUs only by default
+        self.assertEqual(sorted(c.config for c in cells if c.mode == "cost"),
+                         sorted(bench.CONFIGS))
+        self.assertTrue(all(c.vcpus == bench.COST_VCPUS for c in cells if c.mode == "cost"))
+        # explicitly asked for: taken as given
+        cells = bench.plan(args(configs_given=True), ["sched-rfc"], [1], ["idle"], 1)
+        self.assertIn("sched-rfc-1cpu-icount-r1", {c.name for c in cells})
+
+    def test_budgets(self):
+        full = bench.plan(args(), list(bench.CONFIGS), [1, 2], list(bench.WORKLOADS), 5)
+        self.assertLess(bench.estimate_total(full, 2), 90 * 60 * 0.85)
+        q = args(quick=True, timing="real")
+        quick = bench.plan(q, ["menu", "teo", "sched"], [1, 2], list(bench.WORKLOADS), 2)
+        self.assertLess(bench.estimate_total(quick, 2), 15 * 60 * 0.95)
+
+    def test_cost_only_and_no_cost(self):
+        c = bench.plan(args(cost_only=True), ["menu"], [1, 2], ["idle"], 5)
+        self.assertEqual([x.mode for x in c], ["cost"])
+        c = bench.plan(args(no_cost=True), ["menu"], [2], ["idle"], 1)
+        self.assertEqual([x.mode for x in c], ["icount"])
+
+
+class ReportCostTest(unittest.TestCase):
+    def test_section(self):
+        p = cost.parse_trace(fx("funcgraph.txt"))
+        menu = cost.summarize(p, "menu")
+        ours = dict(menu, select_ns_per_entry=menu["select_ns_per_entry"] / 2)
+        L, verdict = report.cost_section({"menu": menu, "sched": ours})
+        self.assertIn("met", verdict)
+        self.assertTrue(any("virtio1-req.0" in x for x in L))
+        L, verdict = report.cost_section({"menu": menu,
+                                          "sched": dict(menu, select_ns_per_entry=1e9)})
+        self.assertIn("MISSED", verdict)
+        L, verdict = report.cost_section({})
+        self.assertIsNone(verdict)
+
+
+if __name__ == "__main__":
+    unittest.main()
