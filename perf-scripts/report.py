@@ -41,8 +41,7 @@ METRICS = [
 HEADLINE = ["ct_p99_us", "ps_p99_us", "miss_rate", "power_mw"]
 ALPHA = 0.05
 # the timing mode bench.py uses for each workload by default (--timing mixed)
-ICOUNT_DEFAULT = {w: "icount" for w in ("idle", "timer", "rtc", "block", "ipi")}
-ICOUNT_DEFAULT.update({w: "real" for w in ("net", "net2", "netburst", "netpoisson", "mixed")})
+ICOUNT_DEFAULT = {w: v[0] for w, v in __import__("bench").WORKLOADS.items()}
 
 
 def load(bench, costs=None):

@@ -63,7 +63,7 @@ class PlanTest(unittest.TestCase):
                          sorted(bench.CONFIGS))
         self.assertTrue(all(c.vcpus == bench.COST_VCPUS for c in cells if c.mode == "cost"))
         # explicitly asked for: taken as given
-        cells = bench.plan(args(configs_given=True), ["sched-rfc"], [1], ["idle"], 1)
+        cells = bench.plan(args(configs_given=True), ["sched-rfc"], [1], ["block"], 1)
         self.assertIn("sched-rfc-1cpu-icount-r1", {c.name for c in cells})
 
     def test_budgets(self):
@@ -71,12 +71,14 @@ class PlanTest(unittest.TestCase):
         self.assertLess(bench.estimate_total(full, 2), 90 * 60 * 0.85)
         q = args(quick=True, timing="real")
         quick = bench.plan(q, ["menu", "teo", "sched"], [1, 2], list(bench.WORKLOADS), 2)
-        self.assertLess(bench.estimate_total(quick, 2), 15 * 60 * 0.95)
+        self.assertLess(bench.estimate_total(quick, 2), 15 * 60 * 0.92)
+        self.assertEqual(sorted(c.config for c in quick if c.mode == "cost"),
+                         ["menu", "sched"])
 
     def test_cost_only_and_no_cost(self):
         c = bench.plan(args(cost_only=True), ["menu"], [1, 2], ["idle"], 5)
         self.assertEqual([x.mode for x in c], ["cost"])
-        c = bench.plan(args(no_cost=True), ["menu"], [2], ["idle"], 1)
+        c = bench.plan(args(no_cost=True), ["menu"], [2], ["block"], 1)
         self.assertEqual([x.mode for x in c], ["icount"])
 
 
