@@ -1415,8 +1415,8 @@ int main(int argc, char **argv)
 		replay_exact();
 	if (dump)
 		fclose(dump);
-	if (have_predict)
-		print_exact(csv ? stderr : stdout);
+	if (have_predict && !csv)
+		print_exact(stdout);
 	if (csv)
 		print_csv();
 	else
@@ -1430,8 +1430,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "replay: %s: no warm record to check\n", input_name);
 			return 1;
 		}
-		if (xs.first_line)
+		if (xs.first_line) {
+			fprintf(stderr, "replay: %s:%" PRIu64 ": exact replay: %s\n",
+				input_name, xs.first_line, xs.first_why);
 			return 1;
+		}
 	}
 	return 0;
 }

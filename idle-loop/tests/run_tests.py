@@ -10,6 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
+import exact_gen  # noqa: E402
 
 MS = gen.MS
 RESULTS = []
@@ -179,7 +180,133 @@ MALFORMED = [
     ("no-cpu-perf", "hello world 1.0: irq:irq_handler_entry: irq=1 name=x\n", 1),
     ("garbage-after-native", "0 0 irq 40\nfoo bar\n", 2),
     ("nul-byte", "0 0 irq 40\n1\x000 0 irq 4\n", 2),
+    # patch 7's irq_predict events
+    ("predict-stamp-truncated", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=40 ts_ns=\n", 4),
+    ("predict-stamp-no-ts", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=40\n", 4),
+    ("predict-stamp-huge-irq", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=16777216 ts_ns=5\n", 4),
+    ("predict-stamp-huge-ts", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=4 ts_ns=18446744073709551615\n", 4),
+    ("predict-forget-no-irq", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_forget: irq=x\n", 4),
+    ("predict-next-no-rule", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_next: now_ns=5 next_ns=-1 irq=0\n", 4),
+    ("predict-next-bad-rule", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_next: now_ns=5 next_ns=-1 irq=0 rule=4\n", 4),
+    ("predict-next-negative-rule", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_next: now_ns=5 next_ns=-1 irq=0 rule=-1\n", 4),
+    ("predict-next-next-below-none", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_next: now_ns=5 next_ns=-2 irq=0 rule=3\n", 4),
+    ("predict-next-bad-now", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_next: now_ns=-5 next_ns=-1 irq=0 rule=3\n", 4),
+    ("predict-lost-bad-cpu", PERF_OK + "CPU:x [LOST 3 EVENTS]\n", 4),
 ]
+
+
+def exact_mode(replay, out):
+    """Patch 7's events: exact replay, mismatches with their line, warm-up."""
+    eg = exact_gen
+
+    def save(name, lines):
+        path = os.path.join(out, name + ".txt")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def summary(so):
+        first = [ln for ln in so.split("\n") if ln.startswith("exact replay")]
+        if not first:
+            return None
+        w = first[0].replace(",", "").split()
+        return dict(records=int(w[w.index("records") + 1]), warm=int(w[w.index("warm") + 1]),
+                    pred=w[w.index("predictions") + 2], states=w[w.index("states") + 2])
+
+    two = ({0: [(40, 1000000, 300000)], 1: [(41, 1500000, 100000), (42, 2300000, 700000)]},
+           {0: (370000, 50000), 1: (410000, 20000)})
+    for rule in (1, 3):
+        lines, kinds = eg.trace(*two, 200 * MS, rule=rule)
+        path = save("exact-match-rule%d" % rule, lines)
+        nq = kinds.count("next")
+        rc, so, se = run(replay, ["--from-boot", "--check-exact", path])
+        m = summary(so)
+        check("exact-match-from-boot-rule%d" % rule,
+              rc == 0 and m and m["records"] == nq and m["warm"] == nq and
+              m["pred"] == "%d/%d" % (nq, nq) and m["states"] == "%d/%d" % (nq, nq),
+              "rc %d %r %s" % (rc, m, se[:200]))
+
+    # a wrong answer and a wrong state: reported with their line, exit 1
+    lines, kinds = eg.trace(*two, 200 * MS)
+    body = lines[2:]
+    nexts = [i + 2 for i, k in enumerate(kinds) if k == "next" and "next_ns=-1" not in body[i]]
+    sels = [i + 2 for i, k in enumerate(kinds) if k == "select"]
+    bad = list(lines)
+    i = nexts[len(nexts) // 2]
+    w = bad[i].split("next_ns=")
+    v = w[1].split()[0]
+    bad[i] = w[0] + "next_ns=" + str(int(v) + 1) + w[1][len(v):]
+    path = save("exact-wrong-next", bad)
+    rc, so, _ = run(replay, ["--from-boot", "--check-exact", path])
+    check("exact-wrong-next-reported", rc == 1 and ("first mismatch: %s:%d:" % (path, i + 1)) in so,
+          "rc %d, want line %d: %s" % (rc, i + 1, so[:400]))
+    rc, so, _ = run(replay, ["--from-boot", path])
+    check("exact-wrong-next-exit0-without-check", rc == 0 and "first mismatch" in so, "rc %d" % rc)
+    bad = list(lines)
+    i = sels[len(sels) // 3]
+    st = int(bad[i].split("state=")[1].split()[0])
+    bad[i] = bad[i].replace("state=%d" % st, "state=%d" % ((st + 1) % 4))
+    path = save("exact-wrong-state", bad)
+    rc, so, _ = run(replay, ["--from-boot", "--check-exact", path])
+    check("exact-wrong-state-reported", rc == 1 and ("first mismatch: %s:%d:" % (path, i + 1)) in so,
+          "rc %d, want line %d: %s" % (rc, i + 1, so[:400]))
+    # stop_tick=1 where the kernel could not have stopped it (polling state)
+    bad = list(lines)
+    j = [k for k in sels if "state=0" in bad[k]]
+    if j:
+        bad[j[0]] = bad[j[0]].replace("stop_tick=0", "stop_tick=1")
+        path = save("exact-wrong-stop-tick", bad)
+        rc, so, _ = run(replay, ["--from-boot", "--check-exact", path])
+        check("exact-wrong-stop-tick-reported", rc == 1 and ("%s:%d:" % (path, j[0] + 1)) in so,
+              "rc %d: %s" % (rc, so[:300]))
+
+    # warm-up: one source at 10 ms, questions every 3.7 ms, 2.5 s; the
+    # trace cut at 0.5 s has 0.5 s of history the replay lacks
+    lines, kinds = eg.trace({0: [(40, 10 * MS, 1234567)]}, {0: (3700000, 10000)}, 2500 * MS)
+    body = list(zip(lines[2:], kinds))
+    cut = [(ln, k) for ln, k in body if float(ln.split()[3].rstrip(":")) >= 0.5]
+    path = save("exact-cut", lines[:2] + [ln for ln, _ in cut])
+    rc, so, se = run(replay, ["--check-exact", path])
+    m = summary(so)
+    # expected: nothing warm until the first question more than 1 s after
+    # the first one (Q*), then not before 9 stamps after Q*
+    n0 = qstar = None
+    post = warm = 0
+    for ln, k in cut:
+        if k == "stamp" and qstar:
+            post += 1
+        if k == "next":
+            now = int(ln.split("now_ns=")[1].split()[0])
+            if n0 is None:
+                n0 = now
+            if qstar is None and now - n0 > 1000000000:
+                qstar = now
+            warm += qstar is not None and post >= 9
+    nq = [k for _, k in cut].count("next")
+    check("exact-warmup-cut-trace", rc == 0 and m and m["records"] == nq and m["warm"] == warm and
+          warm > 0 and m["pred"] == "%d/%d" % (warm, warm), "rc %d %r, want warm %d of %d %s" %
+          (rc, m, warm, nq, se[:200]))
+    first_pred = [i for i, (ln, k) in enumerate(cut) if k == "next" and "next_ns=-1" not in ln][0]
+    rc, so, _ = run(replay, ["--from-boot", "--check-exact", path])
+    check("exact-cut-trace-is-not-from-boot", rc == 1 and ("%s:%d:" % (path, first_pred + 3)) in so,
+          "rc %d, want line %d: %s" % (rc, first_pred + 3, so[:300]))
+    short = [(ln, k) for ln, k in cut if float(ln.split()[3].rstrip(":")) < 1.4]
+    path = save("exact-cut-short", lines[:2] + [ln for ln, _ in short])
+    rc, so, se = run(replay, ["--check-exact", path])
+    m = summary(so)
+    check("exact-under-1s-is-cold", rc == 1 and m and m["warm"] == 0 and "no warm record" in se,
+          "rc %d %r" % (rc, m))
+    # lost events: the CPU starts over, cold, even --from-boot
+    k = [i for i, (ln, kk) in enumerate(body) if kk == "stamp" and
+         float(ln.split()[3].rstrip(":")) >= 0.8][0]
+    lost = [ln for ln, _ in body[:k]] + ["CPU:0 [LOST 1 EVENTS]"] + [ln for ln, _ in body[k + 1:]]
+    path = save("exact-lost", lines[:2] + lost)
+    rc, so, _ = run(replay, ["--from-boot", "--check-exact", path])
+    m = summary(so)
+    check("exact-lost-events-cold-then-warm", rc == 0 and m and 0 < m["warm"] < m["records"],
+          "rc %d %r %s" % (rc, m, so[:300]))
+    rc, _, se = run(replay, ["--check-exact", save("exact-none", PERF_OK.strip().split("\n"))])
+    check("exact-check-needs-events", rc == 1 and "no irq_predict events" in se, "rc %d %s" % (rc, se))
 
 
 def malformed(replay, asan):
@@ -236,13 +363,16 @@ def fuzz(asan, n):
                                     20 * MS, ncpus=1, tick=4 * MS)) + "\n"
     perf = "\n".join(gen.to_perf(native.strip().split("\n")[:120])) + "\n"
     sel = "\n".join(gen.to_perf(native.strip().split("\n")[:120], select_states=[3] * 200)) + "\n"
-    seeds = [native, perf, sel]
+    ex, _ = exact_gen.trace({0: [(40, 1000000, 300000)], 1: [(41, 1500000, 100000)]},
+                            {0: (370000, 50000), 1: (410000, 20000)}, 6 * MS)
+    exact = "\n".join(ex[:100] + ["CPU:1 [LOST 2 EVENTS]"] + ex[100:]) + "\n"
+    seeds = [native, perf, sel, exact]
     inputs = [mutate(rng, rng.choice(seeds)) for _ in range(n)]
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
 
     def one(data):
-        p = subprocess.run([asan, "--csv", "-"], input=data.encode("latin-1"),
+        p = subprocess.run([asan, "--csv", "--check-exact", "-"], input=data.encode("latin-1"),
                            capture_output=True, env=env)
         se = p.stderr.decode("latin-1")
         bad = p.returncode not in (0, 1) or "Sanitizer" in se or "runtime error" in se \
@@ -269,6 +399,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     known_answers(a.replay, a.out)
+    exact_mode(a.replay, a.out)
     malformed(a.replay, a.asan)
     fuzz(a.asan, a.fuzz)
     failed = RESULTS.count(False)
