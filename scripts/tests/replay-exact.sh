@@ -1,0 +1,60 @@
+#!/bin/sh
+# replay-exact.sh [OUTDIR]: exact replay of a trace recorded by the
+# patched kernel.  Boots it on 2 vCPUs (real-time TCG) with the
+# predictor's events on from boot (guest-image/guest/replay-check.sh:
+# 3 s of periodic virtio-blk reads and the RTC, no lost event), then
+# replays the trace with idle-loop's replay --from-boot --check-exact.
+# Passes only when every record is warm, every prediction and every
+# state matches, and there are at least MIN_RECORDS (default 2000) of
+# them.  Needs the patched kernel and the image (built by make test).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+k=${KERNEL:-$top/build/kernels/patched.bzImage}
+i=${INITRD:-$top/build/initramfs.cpio}
+o=${1:-$top/build/test/replay-exact}
+min=${MIN_RECORDS:-2000}
+[ -f "$k" ] && [ -f "$i" ] || { echo "FAIL: build the patched kernel and image first"; exit 1; }
+make -s -C "$top/idle-loop" >/dev/null || { echo "FAIL: building idle-loop/replay"; exit 1; }
+replay=$top/build/idle-loop/replay
+mkdir -p "$o"
+disk=$o/disk.img
+rm -f "$disk"
+truncate -s 16M "$disk"
+ev=irq_predict:irq_predict_stamp,irq_predict:irq_predict_forget,irq_predict:irq_predict_next
+ev=$ev,sched_idle:sched_idle_select,power:cpu_idle
+"$top/guest-image/run-qemu.sh" -k "$k" -i "$i" -o "$o/guest" -c 2 -d cpuidle_emu \
+	-t 240 -q 120 -r replay-check \
+	-x "-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0" \
+	-a "hpet=disable tsc=reliable trace_event=$ev trace_buf_size=16M guest.args=3" ||
+	{ echo "FAIL: guest: $(cat "$o/guest/verdict" 2>/dev/null || echo no verdict)"; exit 1; }
+grep -E '^(cpu[0-9]|blk|rtc|trace):' "$o/guest/results/run.log" || true
+gz=$o/guest/results/trace.txt.gz
+[ -s "$gz" ] || { echo "FAIL: no trace came back"; exit 1; }
+gzip -dc "$gz" >"$o/trace.txt"
+st=0
+"$replay" --from-boot --check-exact --rules adaptive "$o/trace.txt" >"$o/replay.txt" 2>"$o/replay.err" || st=$?
+line=$(grep '^exact replay' "$o/replay.txt" || true)
+echo "${line:-no exact replay line}"
+grep '^first mismatch' "$o/replay.txt" || true
+[ "$st" = 0 ] || { echo "FAIL: replay exited $st: $(head -1 "$o/replay.err")"; exit 1; }
+# "exact replay (from boot): records R, warm W, predictions matched P/W (..%), states matched S/N (..%)"
+# shellcheck disable=SC2046
+set -- $(echo "$line" | tr ',/()' '    ')
+rec='' warm='' pm='' sm='' sn=''
+while [ $# -gt 0 ]; do
+	case "$1" in
+	records) rec=$2 ;;
+	warm) warm=$2 ;;
+	predictions) pm=$3 ;;
+	states) sm=$3 sn=$4 ;;
+	esac
+	shift
+done
+[ -n "$rec" ] && [ -n "$warm" ] && [ -n "$pm" ] && [ -n "$sm" ] ||
+	{ echo "FAIL: cannot read the replay summary"; exit 1; }
+[ "$rec" -ge "$min" ] || { echo "FAIL: only $rec records (want >= $min)"; exit 1; }
+[ "$warm" = "$rec" ] || { echo "FAIL: $warm of $rec records warm from boot"; exit 1; }
+[ "$pm" = "$warm" ] || { echo "FAIL: $pm of $warm predictions match"; exit 1; }
+[ "$sm" = "$sn" ] || { echo "FAIL: $sm of $sn states match"; exit 1; }
+[ "$sn" -ge "$min" ] || { echo "FAIL: only $sn states checked (want >= $min)"; exit 1; }
+echo "replay-exact: ok"
