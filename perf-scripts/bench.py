@@ -339,6 +339,15 @@ def run_cell(cell, a, initrd, cells_dir):
     return meta
 
 
+def timing_mode(w, timing):
+    """The timing mode of workload w under --timing."""
+    if timing == "mixed":
+        return WORKLOADS[w][0]
+    if timing == "icount" and WORKLOADS[w][3] is None and w != "mixed":
+        return "icount"
+    return "real"
+
+
 def plan(a, configs, vcpus, works, repeats):
     """The cells of a run, in order: measurement cells per repeat, then the
     cost stage.  The full matrix runs sched-rfc on 2 vCPUs only (and 4 when
@@ -348,7 +357,7 @@ def plan(a, configs, vcpus, works, repeats):
         for mode in ("icount", "real"):
             ws = [(w, a.seconds or WORKLOADS[w][2 if a.quick else 1])
                   for w in works
-                  if (WORKLOADS[w][0] if a.timing == "mixed" else "real") == mode]
+                  if timing_mode(w, a.timing) == mode]
             if not ws:
                 continue
             for c in configs:
@@ -378,11 +387,12 @@ def main():
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--seconds", type=int, help="override every workload's duration")
     ap.add_argument("--shift", type=int, default=0, help="-icount shift (default 0)")
-    ap.add_argument("--timing", choices=("mixed", "real"), default=None,
+    ap.add_argument("--timing", choices=("mixed", "real", "icount"), default=None,
                     help="mixed: -icount for the workloads without host traffic, real "
                     "time for the others (default of the full matrix); real: everything "
                     "in real time, one boot per cell (no -icount boot, ~3x cheaper, not "
-                    "deterministic; default of --quick, which must fit 15 minutes)")
+                    "deterministic; default of --quick, which must fit 15 minutes); icount: "
+                    "every workload without host traffic under -icount (noise comparisons)")
     ap.add_argument("--jobs", type=int, default=2,
                     help="parallel -icount guests (single-threaded TCG each)")
     ap.add_argument("--out", default=os.path.join(TOP, "build", "bench"))

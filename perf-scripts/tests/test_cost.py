@@ -99,3 +99,22 @@ class ReportCostTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NoiseSectionTest(unittest.TestCase):
+    def test_cv_per_mode(self):
+        import json
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            for i, (mode, x) in enumerate([("icount", 0.10), ("icount", 0.10),
+                                           ("real", 0.10), ("real", 0.30)]):
+                c = os.path.join(d, "cells", f"c{i}")
+                os.makedirs(c)
+                with open(os.path.join(c, "parsed.json"), "w") as f:
+                    json.dump({"meta": {"mode": mode},
+                               "runs": {"rtc": {"miss_rate": x}}}, f)
+            L = report.noise_section(d)
+        row = [x for x in L if x.startswith("| rtc | miss_rate")][0]
+        self.assertIn("| 0% (2) |", row)
+        self.assertIn("71% (2)", row)
+        self.assertIn("no noise run", report.noise_section("/nonexistent")[1])
