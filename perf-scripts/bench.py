@@ -83,7 +83,7 @@ COMMON_ARGS = ("hpet=disable trace_event=power:cpu_idle,irq:irq_handler_entry,"
 REAL_ARGS = "tsc=reliable"
 # The cost stage: one -icount boot per configuration, function_graph on
 # the selection functions and the IRQ path only (cost.py), set at boot.
-COST_WORKLOAD, COST_VCPUS = "block", 2
+COST_WORKLOAD, COST_VCPUS = cost.COST_TRACE.split("/")[0], 2
 QUICK_COST_CONFIGS = ("menu", "sched")
 
 
@@ -301,7 +301,7 @@ def run_cell(cell, a, initrd, cells_dir):
             if os.path.exists(g):
                 shutil.move(g, os.path.join(res, name, "udpgen.log"))
         if cell.mode == "cost":
-            tr = os.path.join(res, COST_WORKLOAD, "trace.txt")
+            tr = os.path.join(res, cost.COST_TRACE)
             try:
                 with open(tr, errors="replace") as f:
                     c = cost.summarize(cost.parse_trace(f.read()), cell.config)

@@ -21,6 +21,8 @@ import sys
 # per configuration; IRQ_FUNC is the per-interrupt path where the patched
 # kernel pushes its timings stamp (record_irq_time()).
 IRQ_FUNC = "__handle_irq_event_percpu"
+# where bench.py's cost cells leave the trace, under CELL/results/
+COST_TRACE = "block/trace.txt"
 SELECT_FUNCS = {
     "menu": ["menu_select", "menu_reflect"],
     "teo": ["teo_select", "teo_reflect"],
