@@ -40,6 +40,8 @@ CONFIGS = {
     # the RFC-baseline predictor of the series (patch 4's sched_idle_rule=)
     "sched-rfc": ("patched.bzImage", "sched_idle_rule=rfc", None),
 }
+# a line the console must show, proving the configuration took effect
+EXPECT_CONSOLE = {"sched": "interrupt rule adaptive", "sched-rfc": "interrupt rule rfc"}
 # configurations the full matrix runs on 1 vCPU too (sched-rfc: 2 vCPUs only,
 # see perf-scripts/README.md "Budget")
 ONE_VCPU_CONFIGS = ("menu", "teo", "sched")
@@ -294,6 +296,14 @@ def run_cell(cell, a, initrd, cells_dir):
         # every later cell would fail the same way; finished cells stay as they are
         die(f"cell {cell.name}: {verdict}; earlier cells in {cells_dir} untouched")
     parsed = None
+    want = EXPECT_CONSOLE.get(cell.config)
+    if verdict.startswith("PASS") and want:
+        try:
+            with open(os.path.join(work, "console.log"), errors="replace") as f:
+                if want not in f.read():
+                    verdict = f"FAIL: console lacks '{want}' (wrong kernel or boot argument)"
+        except OSError:
+            pass
     if verdict.startswith("PASS"):
         res = os.path.join(work, "results")
         for name, _ in cell.works:
