@@ -118,3 +118,36 @@ class NoiseSectionTest(unittest.TestCase):
         self.assertIn("| 0% (2) |", row)
         self.assertIn("71% (2)", row)
         self.assertIn("no noise run", report.noise_section("/nonexistent")[1])
+
+
+class ReportMatrixTest(unittest.TestCase):
+    """4 vCPUs and sched-rfc show up as their own tables/columns."""
+
+    def test_4cpu_and_sched_rfc(self):
+        import json
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            for cfg in ("menu", "teo", "sched", "sched-rfc"):
+                for v in (2, 4):
+                    for r in (1, 2):
+                        c = os.path.join(d, "cells", f"{cfg}-{v}cpu-icount-r{r}")
+                        os.makedirs(c)
+                        meta = {"cell": os.path.basename(c), "config": cfg, "vcpus": v,
+                                "repeat": r, "mode": "icount", "shift": 0,
+                                "workloads": {"rtc": 1}, "verdict": "PASS", "console": "x"}
+                        run = {"miss_rate": 0.1 * r, "power_mw": 10.0 + r, "ct_p99_us": 50,
+                               "states": {"C1": {"usage": 5, "time": 100, "above": 1,
+                                                 "below": 0}},
+                               "irqs": {"rtc0": 10}}
+                        with open(os.path.join(c, "meta.json"), "w") as f:
+                            json.dump(meta, f)
+                        with open(os.path.join(c, "parsed.json"), "w") as f:
+                            json.dump({"info": {"kernel": "6.12"}, "runs": {"rtc": run}}, f)
+            out = os.path.join(d, "results.md")
+            report.main(["--bench", d, "--out", out, "--noise", "/nonexistent"])
+            with open(out) as f:
+                text = f.read()
+        self.assertIn("## rtc, 4 vCPU", text)
+        self.assertIn("| metric | menu | teo | sched | sched-rfc |", text)
+        self.assertIn("sched/sched-rfc", text)
+        self.assertIn("selection cost per idle entry: not measured", text)
