@@ -305,6 +305,19 @@ def exact_mode(replay, out):
     m = summary(so)
     check("exact-lost-events-cold-then-warm", rc == 0 and m and 0 < m["warm"] < m["records"],
           "rc %d %r %s" % (rc, m, so[:300]))
+    # 17 sources on one CPU: the replay's table evicts, the kernel's may
+    # have evicted another: that CPU stays cold without --from-boot
+    many = {0: [(40 + j, (20 + j) * MS, j * 100000) for j in range(17)]}
+    lines, _ = eg.trace(many, {0: (3700000, 10000)}, 2500 * MS)
+    path = save("exact-evict", lines)
+    rc, so, se = run(replay, ["--check-exact", path])
+    m = summary(so)
+    few = {0: [(40 + j, (20 + j) * MS, j * 100000) for j in range(16)]}
+    lines, _ = eg.trace(few, {0: (3700000, 10000)}, 2500 * MS)
+    rc2, so2, _ = run(replay, ["--check-exact", save("exact-16", lines)])
+    m2 = summary(so2)
+    check("exact-eviction-stays-cold", rc == 1 and m and m["warm"] == 0 and "no warm record" in se and
+          rc2 == 0 and m2 and m2["warm"] > 0, "rc %d %r; 16 sources: rc %d %r" % (rc, m, rc2, m2))
     rc, _, se = run(replay, ["--check-exact", save("exact-none", PERF_OK.strip().split("\n"))])
     check("exact-check-needs-events", rc == 1 and "no irq_predict events" in se, "rc %d %s" % (rc, se))
 
