@@ -474,14 +474,20 @@ def main():
         t0 = time.time()
         n = len(todo)
         done = [0]
+        finished = []
         lock = threading.Lock()
 
         def one(cell):
             m = run_cell(cell, a, initrd, cells_dir)
             with lock:
                 done[0] += 1
+                finished.append(cell)
                 el = time.time() - t0
-                eta = el / done[0] * (n - done[0])
+                # the model's remaining estimate, scaled by how fast this run
+                # has gone against the model so far
+                left = [c for c in todo if c not in finished]
+                model_done = estimate_total(finished, a.jobs)
+                eta = estimate_total(left, a.jobs) * (el / model_done if model_done else 1)
                 extra = "" if m["verdict"].startswith("PASS") else f" log {m['console']}"
                 print(f"[{done[0]}/{n}] elapsed {el:.0f}s ETA {eta:.0f}s  {cell.name} "
                       f"{m['wall_s']:.0f}s {m['verdict'][:100]}{extra}", flush=True)
