@@ -45,7 +45,8 @@ ev=$ev,sched_idle:sched_idle_select,power:cpu_idle
 	-t 240 -q 120 -r replay-check \
 	-x "$x" \
 	-a "hpet=disable tsc=reliable trace_event=$ev trace_buf_size=16M ${GUEST_ARGS:-} guest.args=3" ||
-	{ echo "FAIL: guest: $(cat "$o/guest/verdict" 2>/dev/null || echo no verdict)"; exit 1; }
+	{ echo "FAIL: guest: $(cat "$o/guest/verdict" 2>/dev/null || echo no verdict)" \
+		"$(grep -h '^FAIL' "$o/guest/results/run.log" 2>/dev/null | head -1)"; exit 1; }
 grep -E '^(cpu[0-9]|blk[0-9]|trace):' "$o/guest/results/run.log" || true
 gz=$o/guest/results/trace.txt.gz
 [ -s "$gz" ] || { echo "FAIL: no trace came back"; exit 1; }
