@@ -6,7 +6,8 @@
 #   series: checkpatch --strict on each patch, each patch builds alone
 #   guests: both kernels boot on 1 and 2 vCPUs (4 for the patched one),
 #           KUnit suites pass (KTAP parsed), each emulated state is
-#           entered, the patched path runs and menu_select never does.
+#           entered, the patched path runs and menu_select never does,
+#           a from-boot trace of the predictor replays exactly.
 # Logs: build/test/.  Usage: scripts/test.sh [--no-guests]
 set -eu
 . "$(dirname "$0")/lib.sh"
