@@ -442,14 +442,17 @@ def noise_section(noise_dir):
         return L
     L.append("Coefficient of variation (stdev/mean) of one configuration's metric over "
              "repeated boots, same workloads and windows, in both timing modes "
-             "(`bench.py --configs menu --vcpus 2 --workloads timer,rtc,block --repeats 3 "
-             "--seconds 1 --out build/bench-noise`, once with `--timing real`):\n")
-    L.append("| workload | metric | -icount cv (n) | real-time cv (n) |")
+             "(`bench.py --configs menu --vcpus 2 --workloads idle,timer,rtc,block,ipi "
+             "--repeats 3 --seconds 1 --no-cost --out build/bench-noise --timing icount`, "
+             "then `--timing real`); cells read mean, cv (n):\n")
+    L.append("| workload | metric | -icount | real time |")
     L.append("|---|---|---|---|")
     for (w, key), mm in sorted(by.items()):
         def cv(xs):
             s = stats.summary(xs)
-            return "n/a" if not s or s["cv"] is None else f"{100 * s['cv']:.0f}% ({s['n']})"
+            if not s or len(xs) < 2 or s["cv"] is None:
+                return "n/a" + (f" ({len(xs)})" if xs else "")
+            return f"{fmt(s['mean'], key)}, {100 * s['cv']:.0f}% ({s['n']})"
         L.append(f"| {w} | {key} | {cv(mm.get('icount', []))} | {cv(mm.get('real', []))} |")
     L.append("")
     return L

@@ -115,8 +115,8 @@ class NoiseSectionTest(unittest.TestCase):
                                "runs": {"rtc": {"miss_rate": x}}}, f)
             L = report.noise_section(d)
         row = [x for x in L if x.startswith("| rtc | miss_rate")][0]
-        self.assertIn("| 0% (2) |", row)
-        self.assertIn("71% (2)", row)
+        self.assertIn("| 10.0%, 0% (2) |", row)
+        self.assertIn("20.0%, 71% (2)", row)
         self.assertIn("no noise run", report.noise_section("/nonexistent")[1])
 
 
