@@ -8,7 +8,13 @@ writes docs/results.md and docs/plots/ (report.py).
 
   python3 perf-scripts/bench.py [--quick] [--configs menu,teo,sched]
         [--vcpus 1,2] [--repeats N] [--workloads idle,timer,...]
-        [--shift N] [--jobs N] [--out build/bench] [--no-report]
+        [--timing mixed|real|icount] [--shift N] [--jobs N] [--out build/bench]
+        [--no-cost | --cost-only] [--dry-run] [--no-report]
+
+Prints the planned boots and an estimated duration first (estimate()),
+then one progress line per boot (i/N, elapsed, ETA).  The cost stage
+boots each configuration once under -icount with function_graph on the
+selection functions and the IRQ path (cost.py).
 
 Raw data: build/bench/cells/CELL/ (console.log, results/, verdict,
 parsed.json).  A cell whose verdict is PASS and whose parsed.json exists
@@ -398,8 +404,8 @@ def main():
     ap.add_argument("--seconds", type=int, help="override every workload's duration")
     ap.add_argument("--shift", type=int, default=0, help="-icount shift (default 0)")
     ap.add_argument("--timing", choices=("mixed", "real", "icount"), default=None,
-                    help="mixed: -icount for the workloads without host traffic, real "
-                    "time for the others (default of the full matrix); real: everything "
+                    help="mixed: each workload's mode from WORKLOADS (timer rtc block under "
+                    "-icount, the others in real time; default of the full matrix); real: everything "
                     "in real time, one boot per cell (no -icount boot, ~3x cheaper, not "
                     "deterministic; default of --quick, which must fit 15 minutes); icount: "
                     "every workload without host traffic under -icount (noise comparisons)")
