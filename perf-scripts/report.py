@@ -421,7 +421,7 @@ def cost_section(costs):
 def noise_section(noise_dir):
     """CV of the same metric over repeats, -icount against real time, from
     the short cells of a noise run (see perf-scripts/README.md)."""
-    L = ["## Noise: -icount against real time\n"]
+    L = ["### Method: noise, -icount against real time\n"]
     if not noise_dir or not os.path.isdir(os.path.join(noise_dir, "cells")):
         L.append("- no noise run under build/bench-noise (see perf-scripts/README.md)\n")
         return L
@@ -519,6 +519,7 @@ def main(argv=None):
     for w in works:
         L.append(f"  - {w}: {durs.get(w)} s, {modes.get(w)}")
     L.append("")
+    L.extend(noise_section(a.noise))
     L.append("Cells read `mean ±95% CI (cv) n=repeats`. Ratios are sched/menu, sched/teo and "
              "teo/menu of the means; `*` marks Welch's t-test p < 0.05, `†` disjoint 95% "
              "confidence intervals. For every metric lower is better. Power is the "
@@ -632,7 +633,6 @@ def main(argv=None):
              "trace events on the command line to avoid it, perf sched still patches.")
     L.append("- Selection cost: " + COST_CAVEAT + "\n")
     L.extend(cost_lines)
-    L.extend(noise_section(a.noise))
     L.append("## Run-to-run noise\n")
     if noise:
         for k, cvs in noise.items():
