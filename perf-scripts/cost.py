@@ -114,6 +114,11 @@ def summarize(parsed, config):
         if fn in sel:
             total += sum(xs)
     out["select_ns_per_entry"] = total / idle if idle else None
+    # robust to an interrupt landing inside a call (reflect runs with
+    # interrupts enabled): the sum of median x calls per idle entry
+    out["select_median_per_entry"] = (
+        sum(out["funcs"][fn].get("median") * out["funcs"][fn]["per_idle_entry"]
+            for fn in sel if out["funcs"][fn].get("n")) if idle else None)
     out["select_calls_per_entry"] = (sum(len(parsed["calls"].get(fn, [])) for fn in sel) / idle
                                      if idle else None)
     for name, xs in parsed["irq"].items():
