@@ -537,7 +537,7 @@ def main(argv=None):
              "enter/exit) in the deepest state whose target residency fits it: the physical "
              "limit for the same run.\n")
     L.extend(headline(runs, works))
-    L.append(f"- {cost_verdict or 'selection cost per idle entry: not measured (no cost stage runs)'}"
+    L.append(f"- {cost_verdict or 'selection cost per idle entry: no verdict (needs the cost boots of sched and menu)'}"
              " (details in \"Selection cost per idle entry\").\n")
     if failed:
         L.append("## Failed boots\n")

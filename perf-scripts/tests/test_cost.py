@@ -152,4 +152,4 @@ class ReportMatrixTest(unittest.TestCase):
         self.assertIn("## rtc, 4 vCPU", text)
         self.assertIn("| metric | menu | teo | sched | sched-rfc |", text)
         self.assertIn("sched/sched-rfc", text)
-        self.assertIn("selection cost per idle entry: not measured", text)
+        self.assertIn("selection cost per idle entry: no verdict", text)
