@@ -18,9 +18,11 @@ selection functions and the IRQ path (cost.py).
 
 Raw data: build/bench/cells/CELL/ (console.log, results/, verdict,
 parsed.json).  A cell whose verdict is PASS and whose parsed.json exists
-is not run again (resume).  Standard library only.
+is not run again (resume) if its workloads and the sha256 of its kernel image
+are unchanged.  Standard library only.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -188,15 +190,31 @@ class Cell:
         self.name = f"{config}-{vcpus}cpu-{mode}-r{repeat}"
 
 
+_KERNEL_IDS = {}
+
+
+def kernel_id(config):
+    """sha256 of the configuration's kernel image (cached per run)."""
+    path = os.path.join(KERNELS, CONFIGS[config][0])
+    if path not in _KERNEL_IDS:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _KERNEL_IDS[path] = h.hexdigest()
+    return _KERNEL_IDS[path]
+
+
 def cell_done(d, cell):
-    """PASS, parsed, and run with the same workloads and durations."""
+    """PASS, parsed, and run with the same workloads, durations and kernel."""
     try:
         with open(os.path.join(d, "verdict")) as f:
             ok = f.read().startswith("PASS")
         with open(os.path.join(d, "meta.json")) as f:
             meta = json.load(f)
         return ok and os.path.exists(os.path.join(d, "parsed.json")) and \
-            meta.get("workloads") == dict(cell.works)
+            meta.get("workloads") == dict(cell.works) and \
+            meta.get("kernel_sha256") == kernel_id(cell.config)
     except (OSError, ValueError):
         return False
 
@@ -339,6 +357,7 @@ def run_cell(cell, a, initrd, cells_dir):
             except parse.ParseError as e:
                 verdict = f"FAIL: parse: {e}"
     meta = {"cell": cell.name, "config": cell.config, "vcpus": cell.vcpus,
+            "kernel_sha256": kernel_id(cell.config),
             "repeat": cell.repeat, "mode": cell.mode,
             "shift": a.shift if cell.mode != "real" else None,
             "workloads": dict(cell.works), "verdict": verdict, "wall_s": round(wall, 1),
