@@ -49,15 +49,18 @@ blk="-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0"
 #     and the writer then warns unless the 10-entry pipe drained, i.e.
 #     ~10 grace periods, during the pause.  Under TCG on a host shared
 #     with other guests that took longer than 5 s (rtort_pipe_count WARN).
-#   onoff_interval=0: robust.sh owns CPU hotplug; a second hotplugger
-#     makes its offline/online writes fail with EBUSY.
+#   onoff_interval=500 (jiffies, 2 s at HZ=250), onoff_holdoff=30: CPU
+#     hotplug is rcutorture's here (torture.sh runs robust.sh with
+#     ROBUST_HOTPLUG=0): robust.sh's own offline/online loop next to
+#     rcutorture's load stalled for minutes in __flush_work on every run;
+#     torture.sh requires successful offlines and onlines in its stats.
 #   fqs_duration=0: the default (no force-quiescent-state bursts).
 #   test_boost=0 (default 1 = on when CONFIG_RCU_BOOST, which
 #     debug.config sets for the starved readers): its per-CPU SCHED_FIFO
 #     hogs spin 4 s of every 7 s, keeping every CPU out of idle for more
 #     than half the run (the opposite of what this run exercises) and
 #     starving the churn under TCG.
-torture="rcutorture.shutdown_secs=200 rcutorture.stat_interval=15 rcutorture.stutter=15 rcutorture.fwd_progress=0 rcutorture.onoff_interval=0 rcutorture.fqs_duration=0 rcutorture.test_boost=0"
+torture="rcutorture.shutdown_secs=200 rcutorture.stat_interval=15 rcutorture.stutter=15 rcutorture.fwd_progress=0 rcutorture.onoff_interval=500 rcutorture.onoff_holdoff=30 rcutorture.fqs_duration=0 rcutorture.test_boost=0"
 # judge NAME: what the console of a passed run must hold besides no splat.
 judge() {
 	log=$T/$1/console.log
