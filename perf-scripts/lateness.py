@@ -12,11 +12,12 @@ shows it so that "too shallow" can be read for what it is.
   python3 perf-scripts/lateness.py TRACE...
 """
 import bisect
+import os
 import re
 import sys
 
-_TR = re.compile(r"\[(\d+)\].*?\s(\d+\.\d+):\s+(\w+):\s+(.*)$")
-_EXIT = 4294967295
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from parse import _TR, EXIT_STATE as _EXIT  # noqa: E402
 # a select whose idle period starts later than this is not paired
 _PAIR_S = 0.001
 

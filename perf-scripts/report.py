@@ -428,6 +428,17 @@ def cost_section(costs):
     return L, verdict
 
 
+def cell_files(bench, name):
+    """(cell directory, parsed JSON file NAME) of every cell of a bench
+    directory that has a readable one."""
+    for d in sorted(glob.glob(os.path.join(bench, "cells", "*"))):
+        try:
+            with open(os.path.join(d, name)) as f:
+                yield d, json.load(f)
+        except (OSError, ValueError):
+            continue
+
+
 def noise_section(noise_dir):
     """CV of the same metric over repeats, -icount against real time, from
     the short cells of a noise run (see perf-scripts/README.md)."""
@@ -436,12 +447,7 @@ def noise_section(noise_dir):
         L.append("- no noise run under build/bench-noise (see perf-scripts/README.md)\n")
         return L
     by = {}
-    for d in sorted(glob.glob(os.path.join(noise_dir, "cells", "*"))):
-        try:
-            with open(os.path.join(d, "parsed.json")) as f:
-                p = json.load(f)
-        except (OSError, ValueError):
-            continue
+    for _d, p in cell_files(noise_dir, "parsed.json"):
         mode = p["meta"]["mode"]
         for w, m in p["runs"].items():
             for key in ("miss_rate", "ct_p99_us", "power_mw", "ps_p99_us"):
@@ -472,12 +478,7 @@ def lateness_lines(bench):
     """Caveat lines: how late timer wakeups came, per timing mode, from
     sched's traces (lateness.py)."""
     by = {}
-    for d in sorted(glob.glob(os.path.join(bench, "cells", "*"))):
-        try:
-            with open(os.path.join(d, "meta.json")) as f:
-                meta = json.load(f)
-        except (OSError, ValueError):
-            continue
+    for d, meta in cell_files(bench, "meta.json"):
         if meta.get("config") != "sched" or meta.get("mode") not in ("icount", "real") or \
                 not meta.get("verdict", "").startswith("PASS"):
             continue
