@@ -60,7 +60,13 @@ blk="-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0"
 #     hogs spin 4 s of every 7 s, keeping every CPU out of idle for more
 #     than half the run (the opposite of what this run exercises) and
 #     starving the churn under TCG.
-torture="rcutorture.shutdown_secs=200 rcutorture.stat_interval=15 rcutorture.stutter=15 rcutorture.fwd_progress=0 rcutorture.onoff_interval=500 rcutorture.onoff_holdoff=30 rcutorture.fqs_duration=0 rcutorture.test_boost=0"
+# no5lvl: 4-level paging.  QEMU's -cpu max has LA57; while identify_cpu()
+# rebuilds the boot CPU's feature bits, KASAN's idea of the shadow range
+# follows LA57's bit, so an interrupt in that window is reported as a
+# wild-memory-access in handle_edge_irq (seen at 1.7 s, on the governor
+# path too; upstream false positive, "kasan: Fix false-positive
+# wild-memory-access on x86 under 5-level paging", 2026).
+torture="no5lvl rcutorture.shutdown_secs=200 rcutorture.stat_interval=15 rcutorture.stutter=15 rcutorture.fwd_progress=0 rcutorture.onoff_interval=500 rcutorture.onoff_holdoff=30 rcutorture.fqs_duration=0 rcutorture.test_boost=0"
 # judge NAME: what the console of a passed run must hold besides no splat.
 judge() {
 	log=$T/$1/console.log
@@ -82,6 +88,20 @@ judge() {
 		echo "FAIL $1-irq-timings-selftest: $(grep -a 'irq_timings: .*selftest end\|irq timings already' "$log" | head -1 | cut -c1-100) success line ${ok:-missing}, predictor line ${on:-missing}"
 	fi
 }
+# Every bench workload once on the debug kernel (1 s each, 2 vCPUs; the
+# -icount and the real-time boot of the matrix): any splat fails its cell.
+bench_debug() {
+	python3 "$TOP/perf-scripts/bench.py" --configs sched-debug --vcpus 2 --repeats 1 \
+		--seconds 1 --timing icount --no-cost --no-report --out "$T/bench" || return 1
+	bad=0
+	for v in "$T"/bench/cells/sched-debug-*/verdict; do
+		[ -f "$v" ] || { echo "no cell ran"; return 1; }
+		echo "$(basename "$(dirname "$v")"): $(cat "$v")"
+		grep -q '^PASS' "$v" || bad=1
+	done
+	[ "$bad" = 0 ] || { echo "a debug bench cell failed (logs in $T/bench/cells)"; return 1; }
+}
+run debug-bench bench_debug
 for c in 2 4; do
 	run "debug-torture-${c}cpu" "$TOP/guest-image/run-qemu.sh" \
 		-k "$BUILD/kernels/patched-debug.bzImage" -i "$BUILD/initramfs.cpio" \

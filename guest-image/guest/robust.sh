@@ -1,8 +1,10 @@
 #!/bin/sh
-# robust.sh RESULTS [SECONDS [s2idle]]: the idle path under churn.  While a mixed
-# load runs (cyclictest, disk reads, hackbench), at the same time: CPU 1
-# goes offline and online, interrupt affinities move between CPUs, the
-# virtio-blk driver is unbound and rebound (its interrupts are freed and
+# robust.sh RESULTS [SECONDS [s2idle]]: the idle path under churn.
+# While a mixed load runs (cyclictest, disk reads, a small hackbench: one
+# group of 5 senders and 5 receivers, so that a debug kernel under TCG is
+# not swamped), at the same time: CPU 1 goes offline and online,
+# interrupt affinities move between CPUs, the virtio-blk driver is
+# unbound and rebound (its interrupts are freed and
 # requested again).  Then, each with a check that can fail: a PM QoS
 # limit of 0 lets no halting state be entered; a state disabled in sysfs
 # is never entered; with "s2idle", suspend-to-idle wakes on an RTC alarm
@@ -25,7 +27,7 @@ usage_sum() { # STATE: usage summed over online CPUs
 blk=$(ls /sys/bus/virtio/drivers/virtio_blk 2>/dev/null | grep '^virtio' | head -1 || true)
 end=$(($(date +%s) + secs))
 cyclictest --laptop -q -t "$ncpu" -i 700 -D "$secs" >/dev/null 2>&1 &
-(while [ "$(date +%s)" -lt "$end" ]; do hackbench -l 50 >/dev/null 2>&1 || true; sleep 0.2; done) &
+(while [ "$(date +%s)" -lt "$end" ]; do hackbench -g 1 -f 5 -l 50 >/dev/null 2>&1 || true; sleep 0.2; done) &
 if [ -n "$blk" ]; then
 	(while [ "$(date +%s)" -lt "$end" ]; do
 		dev=$(ls /sys/bus/virtio/drivers/virtio_blk/"$blk"/block 2>/dev/null | head -1)

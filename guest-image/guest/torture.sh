@@ -82,6 +82,13 @@ else
 fi
 
 dmesg >"$out/dmesg"
+# A lost wakeup or a starved user space shows as a gap in the monitor's
+# 10 s heartbeat (it printed once in 150 s when hackbench swamped the
+# debug kernel): fail on any gap over 60 s.
+gap=$(sed -n 's/^\[ *\([0-9]*\)\..*torture-mon:.*/\1/p' "$out/dmesg" |
+	awk 'NR > 1 && $1 - p > g { g = $1 - p } { p = $1 } END { print g + 0 }')
+log "longest gap between monitor lines: ${gap}s"
+[ "$gap" -le 60 ] || { log "FAIL user space stalled: no monitor line for ${gap}s"; fail=1; }
 n=$(grep -c 'rcu-torture:.*ver:' "$out/dmesg" || true)
 log "$n rcutorture statistics lines so far"
 [ "$n" -gt 0 ] || { log "FAIL no rcutorture statistics"; fail=1; }
