@@ -12,10 +12,13 @@ files=$(git -C "$TREE" diff --name-only base work -- '*.c' | grep -v '_test\.c$\
 objs=
 for f in $files; do
 	case "$f" in
-	kernel/sched/idle.c) objs="$objs kernel/sched/build_policy.o" ;;
+	# included by build_policy.c, not objects of their own
+	kernel/sched/idle.c | kernel/sched/deadline.c) objs="$objs kernel/sched/build_policy.o" ;;
 	*) objs="$objs ${f%.c}.o" ;;
 	esac
 done
+# shellcheck disable=SC2086
+objs=" $(printf '%s\n' $objs | sort -u | tr '\n' ' ')"
 log=$out/check-touched.log
 # shellcheck disable=SC2086
 make -s -C "$TREE" O="$out" CC="ccache gcc" W=1 C=2 $objs >"$log" 2>&1 ||
