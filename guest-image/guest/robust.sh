@@ -19,9 +19,6 @@ cpu=/sys/devices/system/cpu
 ncpu=$(nproc)
 fail=0
 log() { echo "robust: $*"; }
-usage_sum() { # STATE: usage summed over online CPUs
-	cat "$cpu"/cpu[0-9]*/cpuidle/state"$1"/usage 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
-}
 
 # --- churn ------------------------------------------------------------
 blk=$(ls /sys/bus/virtio/drivers/virtio_blk 2>/dev/null | grep '^virtio' | head -1 || true)
@@ -57,6 +54,35 @@ log "churn: $n_hp hotplug cycles, $n_aff affinity moves, $n_bind unbind/bind cyc
 [ "$hotplug" = 0 ] || [ "$ncpu" -eq 1 ] || [ "$n_hp" -gt 0 ] || { log "FAIL: no hotplug cycle"; fail=1; }
 [ -z "$blk" ] || [ "$n_bind" -gt 0 ] || { log "FAIL: no unbind/bind cycle"; fail=1; }
 
+# Per-CPU counts, because CPU hotplug may run meanwhile (rcutorture's, in
+# torture.sh): cpuidle_emu, like haltpoll, unregisters a CPU's device when
+# it goes offline and registers a fresh one (counters and disable flags
+# at 0) when it comes back.
+# snap STATE FILE: "cpuN usage disable" of each CPU with a device now.
+snap() {
+	for c in "$cpu"/cpu[0-9]*; do
+		[ -r "$c/cpuidle/state$1/usage" ] || continue
+		echo "${c##*/} $(cat "$c/cpuidle/state$1/usage") $(cat "$c/cpuidle/state$1/disable")"
+	done >"$2"
+}
+# entered BEFORE AFTER [1]: " cpuN:+K" per CPU (K entries in between), or
+# " cpuN:skip" for a CPU whose device was registered again in between
+# (its counter went back, or with 1: its disable flag was cleared).
+entered() {
+	awk -v dis="${3:-0}" 'NR == FNR { u[$1] = $2; next }
+		$1 in u { if ($2 < u[$1] || (dis && $3 != 1)) printf " %s:skip", $1
+			else printf " %s:+%d", $1, $2 - u[$1] }' "$1" "$2"
+}
+# judge WHAT COUNTS: fail on any entry, or when no CPU could be checked.
+judge() {
+	case "$2" in
+	*:+[1-9]*) log "FAIL: $1 entered:$2"; fail=1 ;;
+	*:+0*) ;;
+	*) log "FAIL: $1: no CPU kept its device through the check:$2"; fail=1 ;;
+	esac
+}
+t=/tmp/robust.$$
+
 # --- PM QoS 0: only polling may be entered -----------------------------
 states=$(ls -d "$cpu"/cpu0/cpuidle/state* | sed 's/.*state//' | sort -n)
 exec 3>/dev/cpu_dma_latency
@@ -64,36 +90,34 @@ printf 0 >&3
 # CPUs halted when the limit came are woken by it; their wakeup counts
 # the state they were in: take the first count after that.
 sleep 0.5
-before=
-for s in $states; do before="$before $(usage_sum "$s")"; done
+for s in $states; do snap "$s" "$t.b$s"; done
 cyclictest --laptop -q -t 1 -i 1000 -D 2 >/dev/null 2>&1 || true
-after=
-for s in $states; do after="$after $(usage_sum "$s")"; done
+for s in $states; do snap "$s" "$t.a$s"; done
 exec 3>&-
-set -- $after
-for b in $before; do
-	a=$1
-	shift
-	s=$(( $(echo "$before" | wc -w) - $# - 1 ))
+qos=
+for s in $states; do
+	r=$(entered "$t.b$s" "$t.a$s")
+	qos="$qos state$s:$r;"
 	lat=$(cat "$cpu/cpu0/cpuidle/state$s/latency")
-	if [ "$lat" -gt 0 ] && [ "$a" -ne "$b" ]; then
-		log "FAIL: state$s (exit latency ${lat}us) entered $((a - b)) times under PM QoS 0"
-		fail=1
-	fi
+	[ "$lat" -gt 0 ] && judge "state$s (exit latency ${lat}us) under PM QoS 0" "$r"
 done
-log "pm-qos 0: usage before:$before after:$after"
+log "pm-qos 0: entries per CPU: $qos"
 
 # --- each state disabled in turn is never entered ----------------------
+dis=
 for s in $states; do
 	[ "$s" = 0 ] && continue
-	for c in "$cpu"/cpu[0-9]*/cpuidle; do echo 1 >"$c/state$s/disable"; done
-	b=$(usage_sum "$s")
+	for c in "$cpu"/cpu[0-9]*/cpuidle; do echo 1 >"$c/state$s/disable" 2>/dev/null || true; done
+	snap "$s" "$t.b"
 	cyclictest --laptop -q -t 1 -i 2000 -D 1 >/dev/null 2>&1 || true
-	a=$(usage_sum "$s")
-	for c in "$cpu"/cpu[0-9]*/cpuidle; do echo 0 >"$c/state$s/disable"; done
-	[ "$a" -eq "$b" ] || { log "FAIL: disabled state$s entered $((a - b)) times"; fail=1; }
+	snap "$s" "$t.a"
+	for c in "$cpu"/cpu[0-9]*/cpuidle; do echo 0 >"$c/state$s/disable" 2>/dev/null || true; done
+	r=$(entered "$t.b" "$t.a" 1)
+	dis="$dis state$s:$r;"
+	judge "disabled state$s" "$r"
 done
-log "disabled states: checked"
+rm -f "$t".*
+log "disabled states: entries per CPU while disabled: $dis"
 
 # --- suspend-to-idle, woken by the RTC ---------------------------------
 if [ "$s2idle" != s2idle ]; then
