@@ -4,12 +4,14 @@
 # group of 5 senders and 5 receivers, so that a debug kernel under TCG is
 # not swamped), at the same time: CPU 1 goes offline and online,
 # interrupt affinities move between CPUs, the virtio-blk driver is
-# unbound and rebound (its interrupts are freed and
-# requested again).  Then, each with a check that can fail: a PM QoS
-# limit of 0 lets no halting state be entered; a state disabled in sysfs
-# is never entered; with "s2idle", suspend-to-idle wakes on an RTC alarm
-# (not by default: under QEMU TCG the guest never came back from it, on
-# the governor path as on ours; see guest-image/README.md).
+# unbound and rebound (its interrupts are freed and requested again).
+# Then, each with a check that can fail and a control window showing it
+# can: a PM QoS limit of 0 lets no halting state be entered (control:
+# without it, halting states are); a state disabled in sysfs is never
+# entered (control: with only the deeper states disabled, it is); with
+# "s2idle", suspend-to-idle wakes on an RTC alarm (not by default: under
+# QEMU TCG the guest never came back from it, on the governor path as on
+# ours; see guest-image/README.md).
 set -eu
 out=$1 secs=${2:-10} s2idle=${3:-}
 # ROBUST_HOTPLUG=0: leave CPU hotplug to someone else (torture.sh hands it
@@ -81,37 +83,83 @@ judge() {
 	*) log "FAIL: $1: no CPU kept its device through the check:$2"; fail=1 ;;
 	esac
 }
+# control WHAT COUNTS: the same window without the constraint must see
+# entries, or the check above could not have failed.
+control() {
+	case "$2" in
+	*:+[1-9]*) log "control: $1 entered:$2" ;;
+	*) log "FAIL: control: $1 not entered without the constraint:$2 (the check proves nothing)"; fail=1 ;;
+	esac
+}
 t=/tmp/robust.$$
 
 # --- PM QoS 0: only polling may be entered -----------------------------
 states=$(ls -d "$cpu"/cpu0/cpuidle/state* | sed 's/.*state//' | sort -n)
+halting=
+for s in $states; do
+	[ "$(cat "$cpu/cpu0/cpuidle/state$s/latency")" -gt 0 ] && halting="$halting $s"
+done
+# window NAME ARGS: the usage of every state around one cyclictest run.
+# (The helpers' loop variables have names of their own: no "local" in sh.)
+window() {
+	name=$1
+	shift
+	for w_s in $states; do snap "$w_s" "$t.$name.b$w_s"; done
+	cyclictest --laptop -q -t 1 "$@" >/dev/null 2>&1 || true
+	for w_s in $states; do snap "$w_s" "$t.$name.a$w_s"; done
+}
+# sum_entries NAME STATES: the "cpuN:+K" of those states, one string.
+sum_entries() {
+	name=$1
+	shift
+	for e_s in "$@"; do entered "$t.$name.b$e_s" "$t.$name.a$e_s"; done
+}
+# control: without the limit, halting states are entered.
+window free -i 1000 -D 1
+# shellcheck disable=SC2086
+control "a halting state (${halting# })" "$(sum_entries free $halting)"
 exec 3>/dev/cpu_dma_latency
 printf 0 >&3
 # CPUs halted when the limit came are woken by it; their wakeup counts
 # the state they were in: take the first count after that.
 sleep 0.5
-for s in $states; do snap "$s" "$t.b$s"; done
-cyclictest --laptop -q -t 1 -i 1000 -D 2 >/dev/null 2>&1 || true
-for s in $states; do snap "$s" "$t.a$s"; done
+window qos -i 1000 -D 2
 exec 3>&-
 qos=
-for s in $states; do
-	r=$(entered "$t.b$s" "$t.a$s")
+for s in $halting; do
+	r=$(entered "$t.qos.b$s" "$t.qos.a$s")
 	qos="$qos state$s:$r;"
-	lat=$(cat "$cpu/cpu0/cpuidle/state$s/latency")
-	[ "$lat" -gt 0 ] && judge "state$s (exit latency ${lat}us) under PM QoS 0" "$r"
+	judge "state$s (exit latency $(cat "$cpu/cpu0/cpuidle/state$s/latency")us) under PM QoS 0" "$r"
 done
-log "pm-qos 0: entries per CPU: $qos"
+log "pm-qos 0: entries per CPU:$qos"
 
 # --- each state disabled in turn is never entered ----------------------
+# setdis VALUE STATES: write the disable flag of those states on every CPU.
+setdis() {
+	v=$1
+	shift
+	for d_s in "$@"; do
+		for c in "$cpu"/cpu[0-9]*/cpuidle; do echo "$v" >"$c/state$d_s/disable" 2>/dev/null || true; done
+	done
+}
 dis=
 for s in $states; do
 	[ "$s" = 0 ] && continue
-	for c in "$cpu"/cpu[0-9]*/cpuidle; do echo 1 >"$c/state$s/disable" 2>/dev/null || true; done
+	# Control: every deeper state disabled, so this one is the best there
+	# is for cyclictest's 2 ms sleeps: it must be entered.
+	deeper=$(for d in $states; do if [ "$d" -gt "$s" ]; then echo "$d"; fi; done)
+	# shellcheck disable=SC2086
+	setdis 1 $deeper
+	window ctl"$s" -i 2000 -D 1
+	control "state$s, deeper states disabled" "$(entered "$t.ctl$s.b$s" "$t.ctl$s.a$s")"
+	# The check: this one disabled as well (entered() skips a CPU whose
+	# flag for it was reset by hotplug meanwhile).
+	setdis 1 "$s"
 	snap "$s" "$t.b"
 	cyclictest --laptop -q -t 1 -i 2000 -D 1 >/dev/null 2>&1 || true
 	snap "$s" "$t.a"
-	for c in "$cpu"/cpu[0-9]*/cpuidle; do echo 0 >"$c/state$s/disable" 2>/dev/null || true; done
+	# shellcheck disable=SC2086
+	setdis 0 "$s" $deeper
 	r=$(entered "$t.b" "$t.a" 1)
 	dis="$dis state$s:$r;"
 	judge "disabled state$s" "$r"
