@@ -1,14 +1,20 @@
 #!/bin/sh
 # test-robust.sh: the patched kernel with lock, atomic-sleep, preempt,
 # KASAN, UBSAN, RCU and kmemleak debugging (guest-image/configs/
-# debug.config) and rcutorture built in, booted on 2 and 4 vCPUs under
-# the robust.sh churn.  Any splat fails the run (run-qemu.sh's console
-# scan).  Same output convention as test.sh.  Not part of `make test`:
-# the debug kernel alone takes longer to build than CI's budget allows
-# next to the rest.  Usage: scripts/test-robust.sh [SECONDS]
+# debug.config) and rcutorture built in.  Stages: "bench", every bench
+# workload once on it (2 vCPUs); "torture", booted on 2 and 4 vCPUs
+# under rcutorture and the robust.sh churn, then a kmemleak scan;
+# "busted", the control that rcutorture's verdict can fail.  Any splat
+# fails a boot (run-qemu.sh's console scan).  Same output convention as
+# test.sh.  Not part of `make test`: the debug kernel alone takes longer
+# to build than CI's budget allows next to the rest.
+# Usage: [STAGES="bench torture busted"] scripts/test-robust.sh [SECONDS]
 set -eu
 . "$(dirname "$0")/lib.sh"
 secs=${1:-30}
+# STAGES: a subset of "bench torture busted" (default: all three).
+stages=${STAGES:-bench torture busted}
+want() { case " $stages " in *" $1 "*) return 0 ;; esac; return 1; }
 T=$BUILD/test-robust
 rm -rf "$T"
 mkdir -p "$T"
@@ -101,8 +107,8 @@ bench_debug() {
 	done
 	[ "$bad" = 0 ] || { echo "a debug bench cell failed (logs in $T/bench/cells)"; return 1; }
 }
-run debug-bench bench_debug
-for c in 2 4; do
+want bench && run debug-bench bench_debug
+want torture && for c in 2 4; do
 	run "debug-torture-${c}cpu" "$TOP/guest-image/run-qemu.sh" \
 		-k "$BUILD/kernels/patched-debug.bzImage" -i "$BUILD/initramfs.cpio" \
 		-o "$T/debug-torture-${c}cpu" -c "$c" -m 2048 -t 900 -q 300 -d cpuidle_emu \
@@ -110,5 +116,23 @@ for c in 2 4; do
 	echo "  $(cat "$T/debug-torture-${c}cpu/wall-seconds" 2>/dev/null || echo ?)s wall; $(grep -a -h '^torture: kmemleak' "$T/debug-torture-${c}cpu/results/run.log" 2>/dev/null)"
 	judge "debug-torture-${c}cpu"
 done
+# Control: rcutorture's verdict can fail.  torture_type=busted is its
+# deliberately broken RCU (no grace period at all); the same run must
+# end in rcutorture's error marks, or the SUCCESS above proves nothing.
+busted() {
+	if "$TOP/guest-image/run-qemu.sh" -k "$BUILD/kernels/patched-debug.bzImage" \
+		-i "$BUILD/initramfs.cpio" -o "$T/busted" -c 2 -m 2048 -t 600 -q 300 \
+		-d cpuidle_emu -r torture -x "$blk" \
+		-a "$torture rcutorture.torture_type=busted rcutorture.shutdown_secs=90 guest.args=5"; then
+		echo "the run passed on a busted RCU"; return 1
+	fi
+	m=$(grep -a -m1 -o 'rcu-torture:.*!!!.*\|End of test: FAILURE.*' "$T/busted/console.log" | cut -c1-100)
+	[ -n "$m" ] || { echo "failed, but not by rcutorture: $(cat "$T/busted/verdict")"; return 1; }
+	echo "rcutorture caught it: $m"
+}
+if want busted; then
+	run control-rcutorture-busted busted
+	echo "  $(tail -1 "$T/control-rcutorture-busted.log")"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
