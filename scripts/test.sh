@@ -43,6 +43,7 @@ check tree "$TOP/scripts/tree.sh" || { finish; }
 [ "$failed" -eq 0 ] || finish
 
 # Host-side tests.
+check harness-missing-package sh "$TOP/scripts/tests/missing-pkg.sh"
 check harness-wrong-pin sh "$TOP/scripts/tests/wrong-pin.sh"
 check harness-broken-patch sh "$TOP/scripts/tests/broken-patch.sh"
 check harness-disk-full sh "$TOP/scripts/tests/disk-full.sh"
