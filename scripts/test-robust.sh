@@ -16,7 +16,7 @@ secs=${1:-30}
 stages=${STAGES:-bench torture busted}
 want() { case " $stages " in *" $1 "*) return 0 ;; esac; return 1; }
 T=$BUILD/test-robust
-rm -rf "$T"
+# Only the stages asked for start over; the others' logs are kept.
 mkdir -p "$T"
 passed=0 failed=0
 run() {
@@ -97,6 +97,8 @@ judge() {
 # Every bench workload once on the debug kernel (1 s each, 2 vCPUs; the
 # -icount and the real-time boot of the matrix): any splat fails its cell.
 bench_debug() {
+	# a PASS cell left from an earlier run would be resumed, not rerun
+	rm -rf "$T/bench"
 	python3 "$TOP/perf-scripts/bench.py" --configs sched-debug --vcpus 2 --repeats 1 \
 		--seconds 1 --timing icount --no-cost --no-report --out "$T/bench" || return 1
 	bad=0
@@ -126,7 +128,7 @@ busted() {
 		-a "$torture rcutorture.torture_type=busted rcutorture.shutdown_secs=90 guest.args=5"; then
 		echo "the run passed on a busted RCU"; return 1
 	fi
-	m=$(grep -a -m1 -o 'rcu-torture:.*!!!.*\|End of test: FAILURE.*' "$T/busted/console.log" | cut -c1-100)
+	m=$(grep -a -m1 -o 'busted-torture:.*!!!.*\|End of test: FAILURE.*' "$T/busted/console.log" | cut -c1-100)
 	[ -n "$m" ] || { echo "failed, but not by rcutorture: $(cat "$T/busted/verdict")"; return 1; }
 	echo "rcutorture caught it: $m"
 }
