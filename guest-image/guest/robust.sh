@@ -83,18 +83,6 @@ judge() {
 	*) log "FAIL: $1: no CPU kept its device through the check:$2"; fail=1 ;;
 	esac
 }
-# control WHAT COUNTS [TRIES]: the same window without the constraint must
-# see entries, or the check could not have failed.
-control() {
-	case "$2" in
-	*:+[1-9]*) log "control: $1 entered:$2${3:+ (window $3)}" ;;
-	*) log "FAIL: control: $1 not entered without the constraint:$2 (the check proves nothing)"; fail=1 ;;
-	esac
-}
-# A control window can see nothing when the CPUs that kept their device
-# were busy for that second (rcutorture's readers on 4 vCPUs did): up to
-# 5 windows, the first one with entries counts.
-CONTROL_TRIES=5
 t=/tmp/robust.$$
 
 # --- PM QoS 0: only polling may be entered -----------------------------
@@ -118,16 +106,28 @@ sum_entries() {
 	shift
 	for e_s in "$@"; do entered "$t.$name.b$e_s" "$t.$name.a$e_s"; done
 }
-# control: without the limit, halting states are entered.
-n=0
-while n=$((n + 1)); do
-	window free -i 1000 -D 1
-	# shellcheck disable=SC2086
-	r=$(sum_entries free $halting)
-	case "$r" in *:+[1-9]*) break ;; esac
-	[ "$n" -lt "$CONTROL_TRIES" ] || break
-done
-control "a halting state (${halting# })" "$r" "$n"
+# control WHAT NAME STATES ARGS: the same measurement without the
+# constraint must see those states entered, or the check could not have
+# failed.  A window can see nothing when the CPUs that kept their device
+# were busy for that second (rcutorture's readers on 4 vCPUs did): up to
+# 5 windows, the first one with entries counts.
+control() {
+	what=$1 c_name=$2 c_states=$3
+	shift 3
+	c_n=0
+	while [ "$c_n" -lt 5 ]; do
+		c_n=$((c_n + 1))
+		window "$c_name" "$@"
+		# shellcheck disable=SC2086
+		c_r=$(sum_entries "$c_name" $c_states)
+		case "$c_r" in *:+[1-9]*)
+			log "control: $what entered:$c_r (window $c_n)"; return ;;
+		esac
+	done
+	log "FAIL: control: $what not entered without the constraint:$c_r (the check proves nothing)"
+	fail=1
+}
+control "a halting state (${halting# })" free "$halting" -i 1000 -D 1
 exec 3>/dev/cpu_dma_latency
 printf 0 >&3
 # CPUs halted when the limit came are woken by it; their wakeup counts
@@ -160,23 +160,14 @@ for s in $states; do
 	deeper=$(for d in $states; do if [ "$d" -gt "$s" ]; then echo "$d"; fi; done)
 	# shellcheck disable=SC2086
 	setdis 1 $deeper
-	n=0
-	while n=$((n + 1)); do
-		window ctl"$s" -i 2000 -D 1
-		r=$(entered "$t.ctl$s.b$s" "$t.ctl$s.a$s")
-		case "$r" in *:+[1-9]*) break ;; esac
-		[ "$n" -lt "$CONTROL_TRIES" ] || break
-	done
-	control "state$s, deeper states disabled" "$r" "$n"
+	control "state$s, deeper states disabled" ctl"$s" "$s" -i 2000 -D 1
 	# The check: this one disabled as well (entered() skips a CPU whose
 	# flag for it was reset by hotplug meanwhile).
 	setdis 1 "$s"
-	snap "$s" "$t.b"
-	cyclictest --laptop -q -t 1 -i 2000 -D 1 >/dev/null 2>&1 || true
-	snap "$s" "$t.a"
+	window dis"$s" -i 2000 -D 1
 	# shellcheck disable=SC2086
 	setdis 0 "$s" $deeper
-	r=$(entered "$t.b" "$t.a" 1)
+	r=$(entered "$t.dis$s.b$s" "$t.dis$s.a$s" 1)
 	dis="$dis state$s:$r;"
 	judge "disabled state$s" "$r"
 done
