@@ -6,8 +6,15 @@
 #          [-t DEADLINE_S] [-q QUIET_S] [-I SHIFT] [-x "QEMU ARGS"]
 #   -r RUN       guest script to run (/scripts/RUN.sh), default smoke
 #   -d/-g        current_driver / current_governor the guest must see
-#   -I SHIFT     deterministic mode: -icount shift=SHIFT,sleep=off and
-#                -rtc clock=vm on single-threaded TCG; default: real time
+#   -I SHIFT     virtual time: -icount shift=SHIFT,sleep=off and -rtc
+#                clock=vm on single-threaded TCG, and the guest's sources
+#                of randomness removed (-cpu max,-rdrand,-rdseed and
+#                nokaslr), so that two boots of the same kernel, command
+#                line and workload run the same instructions at the same
+#                guest times (scripts/tests/determinism.sh checks it; I/O
+#                completed by host threads, such as virtio-blk reads,
+#                still lands at host-dependent guest times); default:
+#                real time, multi-threaded TCG
 #   -t/-q        kill QEMU after DEADLINE_S in all, or after QUIET_S
 #                without console output
 # Writes OUTDIR/console.log, OUTDIR/results/ (what the guest sent back),
@@ -56,14 +63,20 @@ cp "$vars" "$out/ovmf-vars.fd" 2>/dev/null ||
 cmdline="console=ttyS0,115200 panic=-1 guest.run=$run $append"
 [ -n "$driver" ] && cmdline="$cmdline guest.driver=$driver"
 [ -n "$governor" ] && cmdline="$cmdline guest.governor=$governor"
+cpu=max
 if [ -n "$shift" ]; then
 	timing="-accel tcg,thread=single -icount shift=$shift,sleep=off -rtc clock=vm"
+	# RDRAND/RDSEED seed the guest's RNG (and so KASLR, hash seeds, the
+	# stack canaries' layout) from the host: two boots would differ from
+	# the first instruction that reads them.
+	cpu=max,-rdrand,-rdseed
+	cmdline="$cmdline nokaslr"
 else
 	timing="-accel tcg"
 fi
 
 # shellcheck disable=SC2086
-set -- qemu-system-x86_64 -machine q35 $timing -cpu max -smp "$cpus" -m "$mem" \
+set -- qemu-system-x86_64 -machine q35 $timing -cpu "$cpu" -smp "$cpus" -m "$mem" \
 	-nodefaults -display none -no-reboot -monitor none \
 	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
 	-drive "if=pflash,format=raw,unit=1,file=$out/ovmf-vars.fd" \

@@ -73,28 +73,49 @@ EXPECT_CONSOLE = {"sched": "interrupt rule adaptive", "sched-rfc": "interrupt ru
 # configurations the full matrix runs on 1 vCPU too (sched-rfc: 2 vCPUs only,
 # see perf-scripts/README.md "Budget")
 ONE_VCPU_CONFIGS = ("menu", "teo", "sched")
-# name: (timing mode, seconds full, seconds quick, udpgen arguments or None)
-# Full-mode choices (perf-scripts/README.md "Budget"): -icount for idle,
-# timer, rtc and block, where it lowers the noise (the noise table of
-# docs/results.md); real time for ipi (under -icount its latencies are
-# noisier: cyclictest p99 cv 93% against 27%, perf sched p99 21% against
-# 7%) and for the host-driven ones.  1 s windows: an -icount workload
-# costs ~26 s of wall time even at 1 s, and the matrix must fit 90 min.
-# --quick runs everything in real time, 1 s.
+# name: (timing mode, seconds full, seconds quick, udpgen arguments or None,
+#        in the default matrix)
+# Full-mode choices (perf-scripts/README.md "Budget"): -icount for the
+# workloads without host traffic, where it lowers the noise and makes a
+# boot exact (the noise table of docs/results.md); real time for ipi
+# (under -icount its latencies are noisier: cyclictest p99 cv 93% against
+# 27%, perf sched p99 21% against 7%) and for the host-driven ones.  1 s
+# windows: an -icount workload costs ~26 s of wall time even at 1 s, and
+# the matrix must fit 90 min.  The default leaves out rtc and block (timer
+# workloads in disguise: 6.12 emulates the RTC's periodic interrupt with
+# an hrtimer, and block's reads are paced by a guest timer) and three of
+# the noise-dominated real-time network workloads, and devburst and
+# devonoff (budget); --workloads names them.  The real-time section of
+# the full matrix is shortened first: 2 vCPUs and REAL_REPEATS repeats.
+# --quick runs the default workloads in real time, 1 s.
 P1, P2 = 5001, 5002
 WORKLOADS = {
-    "idle": ("icount", 1, 1, None),
-    "timer": ("icount", 1, 1, None),
-    "rtc": ("icount", 1, 1, None),
-    "block": ("icount", 1, 1, None),
-    "ipi": ("real", 1, 1, None),
-    "net": ("real", 1, 1, ["-m", "periodic", "-p", str(P1), "-P", "1000"]),
+    "idle": ("icount", 1, 1, None, True),
+    "timer": ("icount", 1, 1, None, True),
+    "rtc": ("icount", 1, 1, None, False),
+    "block": ("icount", 1, 1, None, False),
+    # device interrupts at exact guest times: the HPET interrupt generator
+    # (series patch 3), sources set up by guest/bench.sh gen_sources
+    "dev": ("icount", 1, 1, None, True),
+    "dev2": ("icount", 1, 1, None, True),
+    "devburst": ("icount", 1, 1, None, False),
+    "devpoisson": ("icount", 1, 1, None, True),
+    "devonoff": ("icount", 1, 1, None, False),
+    "devmix": ("icount", 1, 1, None, True),
+    "ipi": ("real", 1, 1, None, True),
+    "net": ("real", 1, 1, ["-m", "periodic", "-p", str(P1), "-P", "1000"], True),
     "net2": ("real", 1, 1, ["-m", "two", "-p", str(P1), "-P", "1000",
-                            "-q", str(P2), "-Q", "2700"]),
-    "netburst": ("real", 1, 1, ["-m", "burst", "-p", str(P1), "-P", "5000", "-n", "8"]),
-    "netpoisson": ("real", 1, 1, ["-m", "poisson", "-p", str(P1), "-P", "1000", "-s", "7"]),
-    "mixed": ("real", 1, 1, ["-m", "periodic", "-p", str(P1), "-P", "2000"]),
+                            "-q", str(P2), "-Q", "2700"], False),
+    "netburst": ("real", 1, 1, ["-m", "burst", "-p", str(P1), "-P", "5000", "-n", "8"], False),
+    "netpoisson": ("real", 1, 1, ["-m", "poisson", "-p", str(P1), "-P", "1000", "-s", "7"],
+                   False),
+    "mixed": ("real", 1, 1, ["-m", "periodic", "-p", str(P1), "-P", "2000"], True),
 }
+DEFAULT_WORKLOADS = [w for w, v in WORKLOADS.items() if v[4]]
+REAL_REPEATS, REAL_VCPUS = 3, (2,)
+# every boot: 8 HPET comparators for the generator (QEMU's default is 3;
+# the guest reads the count from the HPET itself, not from ACPI)
+HPET_QEMU = "-global hpet.timers=8"
 # Boot words every guest gets.  hpet=disable: RTC on IRQ 8 (see the
 # README: 6.12 emulates RTC PIE with an hrtimer anyway).  tsc=reliable in
 # real time only: multi-threaded TCG trips the clocksource watchdog, the
@@ -204,8 +225,11 @@ def build_tools(build):
 
 
 class Cell:
-    def __init__(self, config, vcpus, repeat, mode, works):
+    def __init__(self, config, vcpus, repeat, mode, works, seed=None):
         self.config, self.vcpus, self.repeat, self.mode = config, vcpus, repeat, mode
+        # the workload's seed (guest/bench.sh set.seed): the repeat number
+        # unless --seeds gives the list
+        self.seed = repeat if seed is None else seed
         self.works = works  # [(name, seconds)]
         self.name = f"{config}-{vcpus}cpu-{mode}-r{repeat}"
 
@@ -233,7 +257,7 @@ def cell_done(d, cell):
         with open(os.path.join(d, "meta.json")) as f:
             meta = json.load(f)
         return ok and os.path.exists(os.path.join(d, "parsed.json")) and \
-            meta.get("workloads") == dict(cell.works) and \
+            meta.get("workloads") == dict(cell.works) and meta.get("seed") == cell.seed and \
             meta.get("kernel_sha256") == kernel_id(cell.config)
     except (OSError, ValueError):
         return False
@@ -298,8 +322,10 @@ def run_cell(cell, a, initrd, cells_dir):
         boot = f"{cost_args(cell.config)} {kargs} guest.args=set.perf=0:{':'.join(words)}"
     else:
         sets = [GUEST_SETS[cell.config]] if cell.config in GUEST_SETS else []
+        # the repeat number seeds the repeat (guest/bench.sh set.seed)
+        sets.append(f"set.seed={cell.seed}")
         boot = f"{COMMON_ARGS} {kargs} guest.args={':'.join(sets + words)}"
-    qemu_x = f"-drive if=none,id=bd0,format=raw,file={a.disk},readonly=on " \
+    qemu_x = f"{HPET_QEMU} -drive if=none,id=bd0,format=raw,file={a.disk},readonly=on " \
              "-device virtio-blk-pci,drive=bd0"
     cmd = [os.path.join(TOP, "guest-image", "run-qemu.sh"), "-k", kernel, "-i", initrd,
            "-o", work, "-c", str(cell.vcpus), "-d", "cpuidle_emu", "-r", "bench"]
@@ -379,7 +405,7 @@ def run_cell(cell, a, initrd, cells_dir):
                 verdict = f"FAIL: parse: {e}"
     meta = {"cell": cell.name, "config": cell.config, "vcpus": cell.vcpus,
             "kernel_sha256": kernel_id(cell.config),
-            "repeat": cell.repeat, "mode": cell.mode,
+            "repeat": cell.repeat, "seed": cell.seed, "mode": cell.mode,
             "shift": a.shift if cell.mode != "real" else None,
             "workloads": dict(cell.works), "verdict": verdict, "wall_s": round(wall, 1),
             "console": os.path.join(final, "console.log"), "qemu_cmd": " ".join(cmd)}
@@ -408,7 +434,9 @@ def timing_mode(w, timing):
 def plan(a, configs, vcpus, works, repeats):
     """The cells of a run, in order: measurement cells per repeat, then the
     cost stage.  The full matrix runs sched-rfc on 2 vCPUs only (and 4 when
-    asked); --configs/--vcpus given explicitly are taken as they are."""
+    asked), and its real-time cells on REAL_VCPUS for REAL_REPEATS repeats;
+    --configs/--vcpus/--repeats given explicitly are taken as they are."""
+    full = not a.quick and not getattr(a, "explicit", False)
     cells = []
     for rep in range(1, 0 if a.cost_only else repeats + 1):
         for mode in ("icount", "real"):
@@ -417,11 +445,16 @@ def plan(a, configs, vcpus, works, repeats):
                   if timing_mode(w, a.timing) == mode]
             if not ws:
                 continue
+            if mode == "real" and full and rep > REAL_REPEATS:
+                continue
             for c in configs:
                 for v in vcpus:
                     if v == 1 and c not in ONE_VCPU_CONFIGS and not a.configs_given:
                         continue
-                    cells.append(Cell(c, v, rep, mode, ws))
+                    if mode == "real" and full and v not in REAL_VCPUS:
+                        continue
+                    cells.append(Cell(c, v, rep, mode, ws,
+                                      a.seeds[rep - 1] if getattr(a, "seeds", None) else None))
     if not a.no_cost or a.cost_only:
         secs = a.seconds or (1 if a.quick else 2)
         # --quick: menu and sched only (the target's pair; one round of two
@@ -441,8 +474,12 @@ def main():
                     help="default menu,teo,sched,sched-rfc (--quick: menu,teo,sched)")
     ap.add_argument("--vcpus", default="1,2")
     ap.add_argument("--repeats", type=int)
-    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS),
+                    help=f"default {','.join(DEFAULT_WORKLOADS)}; all: {','.join(WORKLOADS)}")
     ap.add_argument("--seconds", type=int, help="override every workload's duration")
+    ap.add_argument("--seeds", default=None,
+                    help="comma-separated seed of each repeat (default: the repeat number); "
+                    "the same seed twice reruns a cell exactly under -icount")
     ap.add_argument("--shift", type=int, default=0, help="-icount shift (default 0)")
     ap.add_argument("--timing", choices=("mixed", "real", "icount"), default=None,
                     help="mixed: each workload's mode from WORKLOADS (idle timer rtc block "
@@ -464,6 +501,9 @@ def main():
     a = ap.parse_args()
 
     a.configs_given = a.configs is not None
+    # a matrix shaped by hand is run as asked (plan()'s shortening is off)
+    a.explicit = a.repeats is not None or a.seeds is not None or \
+        a.vcpus != ap.get_default("vcpus")
     if a.configs is None:
         a.configs = "menu,teo,sched" if a.quick else ",".join(DEFAULT_CONFIGS)
     configs = split_list(a.configs, list(CONFIGS), "configuration")
@@ -475,6 +515,15 @@ def main():
     if any(v not in (1, 2, 4) for v in vcpus):
         die("--vcpus takes 1, 2 or 4")
     repeats = a.repeats or (2 if a.quick else 5)
+    if a.seeds is not None:
+        try:
+            a.seeds = [int(x) for x in a.seeds.split(",")]
+        except ValueError:
+            die(f"--seeds takes numbers, not '{a.seeds}'")
+        if a.repeats is None:
+            repeats = len(a.seeds)
+        if len(a.seeds) != repeats:
+            die(f"--seeds gives {len(a.seeds)} seeds for {repeats} repeats")
     if a.timing is None:
         a.timing = "real" if a.quick else "mixed"
     a.out = os.path.abspath(a.out)

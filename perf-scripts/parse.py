@@ -275,6 +275,58 @@ def oracle_power_mw(periods, span, model, ncpu):
 
 
 # ------------------------------------------------------------------ one run
+# ------------------------------------------------------ interrupt generator
+def parse_irqgen(text, src="irqgen.stats"):
+    """The HPET generator's stats (one line per source) -> device metrics.
+
+    Each line: source=N cpu=N irq=N arrivals=N late_rearms=N spurious=N
+    lat_min_ns=N lat_max_ns=N lat_sum_ns=N hist=LOW:COUNT,...  The
+    histogram's buckets are at most 3% wide; a percentile is the low edge
+    of the bucket that holds it (so it is never overstated by more than
+    the bucket's width).  Lateness = handler entry - programmed deadline:
+    the device interrupt's wakeup latency, idle exit latency included."""
+    hist, arrivals, late, spurious, lsum, lmax, n = {}, 0, 0, 0, 0, 0, 0
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        kv = dict(t.split("=", 1) for t in line.split() if "=" in t)
+        try:
+            a = int(kv["arrivals"])
+            late += int(kv["late_rearms"])
+            spurious += int(kv["spurious"])
+            lsum += int(kv["lat_sum_ns"])
+            lmax = max(lmax, int(kv["lat_max_ns"]))
+            got = 0
+            for pair in kv["hist"].split(","):
+                if pair:
+                    low, cnt = pair.split(":")
+                    hist[int(low)] = hist.get(int(low), 0) + int(cnt)
+                    got += int(cnt)
+        except (KeyError, ValueError) as e:
+            raise ParseError(f"{src}:{i}: missing or bad field ({e})") from None
+        if got != a:
+            raise ParseError(f"{src}:{i}: histogram holds {got} arrivals, the count says {a}")
+        arrivals += a
+        n += 1
+    if not n:
+        raise ParseError(f"{src}: no generator source")
+    if not arrivals:
+        raise ParseError(f"{src}: no arrival in the window (generator not running?)")
+
+    def pct(q):
+        need, acc = math.ceil(q / 100.0 * arrivals), 0
+        for low in sorted(hist):
+            acc += hist[low]
+            if acc >= need:
+                return low / 1000.0
+        return None
+
+    return {"dev_sources": n, "dev_arrivals": arrivals, "dev_late_rearms": late,
+            "dev_spurious": spurious, "dev_lat_mean_us": lsum / arrivals / 1000.0,
+            "dev_lat_p50_us": pct(50), "dev_lat_p99_us": pct(99),
+            "dev_lat_max_us": lmax / 1000.0}
+
+
 def parse_run(d, model=None, ncpu=None):
     """All metrics of one workload directory d."""
     m = {}
@@ -329,6 +381,9 @@ def parse_run(d, model=None, ncpu=None):
     ib, ia = os.path.join(d, "before.interrupts"), os.path.join(d, "after.interrupts")
     b, a2 = parse_interrupts(_read(ib), ib), parse_interrupts(_read(ia), ia)
     m["irqs"] = {k: a2[k] - b.get(k, 0) for k in a2 if a2[k] - b.get(k, 0) > 0}
+    ig = os.path.join(d, "irqgen.stats")
+    if os.path.exists(ig):
+        m.update(parse_irqgen(_read(ig), ig))
     w = _read(os.path.join(d, "window")).split()
     try:
         m["window_s"] = float(w[3]) - float(w[1])

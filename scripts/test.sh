@@ -103,7 +103,7 @@ for c in 1 2 4; do
 done
 kunit patched-2cpu
 boot patched-states -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r emu-states
-# a from-boot trace of the predictor replays exactly (idle-loop/, patch 8)
+# a from-boot trace of the predictor replays exactly (idle-loop/, patch 9)
 check replay-exact sh "$TOP/scripts/tests/replay-exact.sh" "$T/replay-exact"
 disk=$T/disk.img
 truncate -s 16M "$disk"

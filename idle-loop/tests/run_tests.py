@@ -184,7 +184,7 @@ MALFORMED = [
     ("no-cpu-perf", "hello world 1.0: irq:irq_handler_entry: irq=1 name=x\n", 1),
     ("garbage-after-native", "0 0 irq 40\nfoo bar\n", 2),
     ("nul-byte", "0 0 irq 40\n1\x000 0 irq 4\n", 2),
-    # patch 8's irq_predict events
+    # patch 9's irq_predict events
     ("predict-stamp-truncated", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=40 ts_ns=\n", 4),
     ("predict-stamp-no-ts", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=40\n", 4),
     ("predict-stamp-huge-irq", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=16777216 ts_ns=5\n", 4),

@@ -14,7 +14,14 @@
 #   workload.log         the workload's own output; window: start/end times
 # and RESULTS/bench-info (model, state table, options) once per boot.
 #
-# Workloads: idle timer rtc block net net2 netburst netpoisson ipi mixed.
+# Workloads: idle timer rtc block net net2 netburst netpoisson ipi mixed
+# dev dev2 devburst devpoisson devonoff devmix.
+# The dev* workloads are device interrupts at exact guest times from the
+# HPET interrupt generator (debugfs hpet_irqgen, series patch 3; boot
+# with hpet=disable and QEMU's -global hpet.timers=8), each source pinned
+# to its CPU (gen_sources); devmix adds cyclictest at timer_us and the
+# ipi pipe; RESULTS/NAME/irqgen.stats holds
+# each source's arrivals, late re-arms and handler lateness histogram.
 # The net* workloads and mixed need host-driven UDP (perf-scripts/bench.py
 # starts perf-scripts/udpgen when the guest prints "bench-sync: start"
 # on the console).  Options (set.KEY=VALUE, before the workloads):
@@ -23,12 +30,15 @@
 #   rtc_hz (512)     RTC periodic rate; blk_period_us (3000); perf (1)
 #   ipi_loops (2000) perf bench sched pipe round trips per second
 #   port1 (5001) port2 (5002): UDP ports of the net workloads
+#   seed (1)         varies a repeat: the window opens (seed * 7919) mod
+#                    10000 us after the set-up, and every generator
+#                    source's seed derives from it
 set -eu
 out=${1:?usage: bench.sh RESULTS [set.KEY=VALUE ...] NAME=SECONDS ...}
 shift
-valid="idle timer rtc block net net2 netburst netpoisson ipi mixed"
+valid="idle timer rtc block net net2 netburst netpoisson ipi mixed dev dev2 devburst devpoisson devonoff devmix"
 probe_us=10000 timer_us=1000 rtc_hz=512 blk_period_us=3000 perf=1 ipi_loops=2000
-port1=5001 port2=5002
+port1=5001 port2=5002 seed=1
 ncpu=$(nproc)
 tr=/sys/kernel/tracing
 emu=/sys/kernel/debug/cpuidle_emu
@@ -45,8 +55,10 @@ for a in "$@"; do
 		kv=${a#set.}
 		k=${kv%%=*} v=${kv#*=}
 		case "$k" in
-		probe_us | timer_us | rtc_hz | blk_period_us | perf | ipi_loops | port1 | port2) eval "$k=\$v" ;;
-		*) fail "unknown option '$k' (valid: probe_us timer_us rtc_hz blk_period_us perf ipi_loops port1 port2)" ;;
+		probe_us | timer_us | rtc_hz | blk_period_us | perf | ipi_loops | port1 | port2 | seed)
+			case "$v" in '' | *[!0-9]*) fail "option '$k': '$v' is not a number" ;; esac
+			eval "$k=\$v" ;;
+		*) fail "unknown option '$k' (valid: probe_us timer_us rtc_hz blk_period_us perf ipi_loops port1 port2 seed)" ;;
 		esac
 		;;
 	*=*)
@@ -84,7 +96,7 @@ snap() { # snap DIR PREFIX
 	echo "driver=$(rd /sys/devices/system/cpu/cpuidle/current_driver)"
 	echo "governor=$(rd /sys/devices/system/cpu/cpuidle/current_governor)"
 	echo "cmdline=$(cat /proc/cmdline)"
-	echo "options=probe_us=$probe_us timer_us=$timer_us rtc_hz=$rtc_hz blk_period_us=$blk_period_us perf=$perf ipi_loops=$ipi_loops port1=$port1 port2=$port2"
+	echo "options=probe_us=$probe_us timer_us=$timer_us rtc_hz=$rtc_hz blk_period_us=$blk_period_us perf=$perf ipi_loops=$ipi_loops port1=$port1 port2=$port2 seed=$seed"
 	echo "workloads=$works"
 	[ -d "$sidle" ] && echo "sched_idle=yes" || echo "sched_idle=no"
 	for s in /sys/devices/system/cpu/cpu0/cpuidle/state*; do
@@ -123,6 +135,43 @@ for b in /sys/block/vd*; do
 	[ -e "$b" ] && blkdev=/dev/${b##*/} && break
 done
 
+gen=/sys/kernel/debug/hpet_irqgen
+# gen_sources NAME: the generator's sources of a dev* workload, one line
+# each; seeds derive from the repeat's seed.  CPU $last is the last CPU
+# (CPU 0 on one vCPU).  The jitter is 5% of the period.
+gen_sources() {
+	sd=$((seed * 64)) last=$((ncpu - 1))
+	case "$1" in
+	dev) echo "cpu=0 proc=periodic period_us=1000 jitter_us=50 seed=$sd" ;;
+	dev2) # the RFC's own example: two periodic sources on one CPU
+		echo "cpu=0 proc=periodic period_us=1000 jitter_us=50 seed=$sd"
+		echo "cpu=0 proc=periodic period_us=1500 jitter_us=75 seed=$((sd + 1))"
+		;;
+	devburst) echo "cpu=0 proc=burst period_us=5000 n=8 gap_us=50 seed=$sd" ;;
+	devpoisson) echo "cpu=0 proc=poisson mean_us=1000 seed=$sd" ;;
+	devonoff) echo "cpu=0 proc=onoff period_us=500 on_us=20000 off_us=30000 seed=$sd" ;;
+	devmix)
+		echo "cpu=0 proc=periodic period_us=1000 jitter_us=50 seed=$sd"
+		echo "cpu=0 proc=periodic period_us=1500 jitter_us=75 seed=$((sd + 1))"
+		echo "cpu=$last proc=poisson mean_us=1000 seed=$((sd + 2))"
+		;;
+	esac
+}
+gen_setup() { # gen_setup NAME DIR
+	[ -w "$gen/sources" ] || fail "$1: no $gen (kernel without the generator, or booted without hpet=disable)"
+	echo clear >"$gen/control"
+	gen_sources "$1" >/tmp/irqgen.want
+	while IFS= read -r src; do
+		echo "$src" >"$gen/sources" || fail "$1: the generator refused '$src'"
+	done </tmp/irqgen.want
+	cat "$gen/sources" >"$2/irqgen.sources"
+}
+gen_stop() { # gen_stop DIR
+	echo stop >"$gen/control"
+	cat "$gen/stats" >"$1/irqgen.stats"
+	echo clear >"$gen/control"
+}
+
 trace_on() {
 	[ -d "$tr/events/power/cpu_idle" ] || return 0
 	echo 0 >"$tr/tracing_on"
@@ -149,9 +198,11 @@ run_one() {
 	ct_period=$probe_us
 	[ "$name" = timer ] && ct_period=$timer_us
 	[ "$name" = mixed ] && ct_period=$timer_us
+	[ "$name" = devmix ] && ct_period=$timer_us
 	host=
 	case "$name" in
 	rtc) [ -c /dev/rtc0 ] || fail "rtc: no /dev/rtc0" ;;
+	dev*) gen_setup "$name" "$d" ;;
 	block) [ -n "$blkdev" ] || fail "block: no virtio-blk disk (bench.py attaches one)" ;;
 	net | netburst | netpoisson | mixed) host=1 ;;
 	net2) host=1 ;;
@@ -176,12 +227,16 @@ run_one() {
 		ppid=$!
 		sleep 0.5
 	fi
+	# the repeat's phase: where the window starts against the tick, the
+	# cyclictest probe and the generator's timeline
+	usleep $(((seed * 7919) % 10000))
 	echo "start $(cut -d' ' -f1 /proc/uptime)" >"$d/window"
 	wpid=
 	case "$name" in
+	dev*) echo start >"$gen/control" ;;
 	rtc) benchtool rtc "$rtc_hz" "$secs" >"$d/workload.log" 2>&1 & wpid=$! ;;
 	block) benchtool blk "$blkdev" "$blk_period_us" "$secs" >"$d/workload.log" 2>&1 & wpid=$! ;;
-	ipi | mixed)
+	ipi | mixed | devmix)
 		# a bounded number of cross-CPU pipe round trips (ipi_loops
 		# per second), under timeout: a saturating ping-pong would
 		# leave no idle time and flood perf sched
@@ -197,10 +252,11 @@ run_one() {
 		wait "$wpid" || wst=$?
 		# timeout ends perf bench with SIGINT: 124 or 130 is expected
 		case "$name:$wst" in
-		ipi:124 | ipi:130 | ipi:0 | mixed:124 | mixed:130 | mixed:0 | *:0) ;;
+		ipi:124 | ipi:130 | mixed:124 | mixed:130 | devmix:124 | devmix:130 | *:0) ;;
 		*) fail "$name: workload exited $wst: $(tail -1 "$d/workload.log")" ;;
 		esac
 	fi
+	case "$name" in dev*) gen_stop "$d" ;; esac
 	log "$name: window end"; echo "end $(cut -d' ' -f1 /proc/uptime)" >>"$d/window"
 	snap "$d" after
 	trace_off "$d"

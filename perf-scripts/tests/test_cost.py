@@ -58,7 +58,7 @@ def args(**kw):
 class PlanTest(unittest.TestCase):
     def test_full_matrix(self):
         self.assertNotIn("sched-debug", bench.DEFAULT_CONFIGS)  # test-robust's only
-        cells = bench.plan(args(), bench.DEFAULT_CONFIGS, [1, 2], list(bench.WORKLOADS), 5)
+        cells = bench.plan(args(), bench.DEFAULT_CONFIGS, [1, 2], bench.DEFAULT_WORKLOADS, 5)
         names = {c.name for c in cells}
         self.assertIn("sched-rfc-2cpu-icount-r5", names)
         self.assertNotIn("sched-rfc-1cpu-icount-r1", names)  # 2 vCPUs only by default
@@ -70,10 +70,10 @@ class PlanTest(unittest.TestCase):
         self.assertIn("sched-rfc-1cpu-icount-r1", {c.name for c in cells})
 
     def test_budgets(self):
-        full = bench.plan(args(), bench.DEFAULT_CONFIGS, [1, 2], list(bench.WORKLOADS), 5)
+        full = bench.plan(args(), bench.DEFAULT_CONFIGS, [1, 2], bench.DEFAULT_WORKLOADS, 5)
         self.assertLess(bench.estimate_total(full, 2), 90 * 60 * 0.85)
         q = args(quick=True, timing="real")
-        quick = bench.plan(q, ["menu", "teo", "sched"], [1, 2], list(bench.WORKLOADS), 2)
+        quick = bench.plan(q, ["menu", "teo", "sched"], [1, 2], bench.DEFAULT_WORKLOADS, 2)
         self.assertLess(bench.estimate_total(quick, 2), 15 * 60 * 0.92)
         self.assertEqual(sorted(c.config for c in quick if c.mode == "cost"),
                          ["menu", "sched"])

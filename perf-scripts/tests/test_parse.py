@@ -111,6 +111,33 @@ class ModelTraceTest(unittest.TestCase):
             parse.parse_trace("  <idle>-0 [000] d.... 1.000000: cpu_idle: state=x cpu_id=0\n", "t")
 
 
+class IrqgenTest(unittest.TestCase):
+    STATS = ("source=0 cpu=0 irq=24 arrivals=100 late_rearms=1 spurious=0 lat_min_ns=2000 "
+             "lat_max_ns=150000 lat_sum_ns=1000000 hist=2000:50,4096:49,149504:1,\n"
+             "source=1 cpu=1 irq=25 arrivals=0 late_rearms=0 spurious=0 lat_min_ns=0 "
+             "lat_max_ns=0 lat_sum_ns=0 hist=\n")
+
+    def test_percentiles_from_merged_histogram(self):
+        m = parse.parse_irqgen(self.STATS)
+        self.assertEqual(m["dev_sources"], 2)
+        self.assertEqual(m["dev_arrivals"], 100)
+        self.assertEqual(m["dev_late_rearms"], 1)
+        self.assertEqual(m["dev_lat_p50_us"], 2.0)
+        self.assertEqual(m["dev_lat_p99_us"], 4.096)
+        self.assertEqual(m["dev_lat_max_us"], 150.0)
+        self.assertAlmostEqual(m["dev_lat_mean_us"], 10.0)
+
+    def test_malformed(self):
+        with self.assertRaisesRegex(parse.ParseError, "histogram holds 99"):
+            parse.parse_irqgen(self.STATS.replace("49,", "48,"))
+        with self.assertRaisesRegex(parse.ParseError, "missing or bad field"):
+            parse.parse_irqgen("source=0 cpu=0 arrivals=x\n")
+        with self.assertRaisesRegex(parse.ParseError, "no arrival"):
+            parse.parse_irqgen(self.STATS.splitlines()[1])
+        with self.assertRaisesRegex(parse.ParseError, "no generator source"):
+            parse.parse_irqgen("")
+
+
 class RunTest(unittest.TestCase):
     """parse_run on a directory laid out like bench.sh writes it."""
 
