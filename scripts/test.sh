@@ -7,7 +7,8 @@
 #   guests: both kernels boot on 1 and 2 vCPUs (4 for the patched one),
 #           KUnit suites pass (KTAP parsed), each emulated state is
 #           entered, the patched path runs and menu_select never does,
-#           a from-boot trace of the predictor replays exactly.
+#           a from-boot trace of the predictor replays exactly, two
+#           -icount boots with the same seed are identical.
 # Logs: build/test/.  Usage: scripts/test.sh [--no-guests]
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -105,6 +106,8 @@ kunit patched-2cpu
 boot patched-states -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r emu-states
 # a from-boot trace of the predictor replays exactly (idle-loop/, patch 9)
 check replay-exact sh "$TOP/scripts/tests/replay-exact.sh" "$T/replay-exact"
+# two -icount boots of one bench cell and seed are identical; another seed is not
+check determinism sh "$TOP/scripts/tests/determinism.sh" "$T/determinism"
 disk=$T/disk.img
 truncate -s 16M "$disk"
 blk="-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0"

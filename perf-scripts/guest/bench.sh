@@ -166,10 +166,11 @@ gen_setup() { # gen_setup NAME DIR
 	done </tmp/irqgen.want
 	cat "$gen/sources" >"$2/irqgen.sources"
 }
+# stop, keep the sources (and their IRQs, for the after snapshot's
+# /proc/interrupts) until the next gen_setup clears them
 gen_stop() { # gen_stop DIR
 	echo stop >"$gen/control"
 	cat "$gen/stats" >"$1/irqgen.stats"
-	echo clear >"$gen/control"
 }
 
 trace_on() {

@@ -112,9 +112,9 @@ class ModelTraceTest(unittest.TestCase):
 
 
 class IrqgenTest(unittest.TestCase):
-    STATS = ("source=0 cpu=0 irq=24 arrivals=100 late_rearms=1 spurious=0 lat_min_ns=2000 "
+    STATS = ("source=0 cpu=0 irq=24 arrivals=100 woken=40 late_rearms=1 spurious=0 lat_min_ns=2000 "
              "lat_max_ns=150000 lat_sum_ns=1000000 hist=2000:50,4096:49,149504:1,\n"
-             "source=1 cpu=1 irq=25 arrivals=0 late_rearms=0 spurious=0 lat_min_ns=0 "
+             "source=1 cpu=1 irq=25 arrivals=0 woken=0 late_rearms=0 spurious=0 lat_min_ns=0 "
              "lat_max_ns=0 lat_sum_ns=0 hist=\n")
 
     def test_percentiles_from_merged_histogram(self):
@@ -122,6 +122,7 @@ class IrqgenTest(unittest.TestCase):
         self.assertEqual(m["dev_sources"], 2)
         self.assertEqual(m["dev_arrivals"], 100)
         self.assertEqual(m["dev_late_rearms"], 1)
+        self.assertEqual(m["dev_woken"], 40)
         self.assertEqual(m["dev_lat_p50_us"], 2.0)
         self.assertEqual(m["dev_lat_p99_us"], 4.096)
         self.assertEqual(m["dev_lat_max_us"], 150.0)
