@@ -7,9 +7,9 @@
 #   -r RUN       guest script to run (/scripts/RUN.sh), default smoke
 #   -d/-g        current_driver / current_governor the guest must see
 #   -I SHIFT     virtual time: -icount shift=SHIFT,sleep=off and -rtc
-#                clock=vm on single-threaded TCG, and the guest's sources
-#                of randomness removed (-cpu max,-rdrand,-rdseed and
-#                nokaslr), so that two boots of the same kernel, command
+#                clock=vm on single-threaded TCG, the RTC started at a
+#                fixed date, and the guest's sources of randomness removed
+#                (-cpu max,-rdrand,-rdseed and nokaslr), so that two boots of the same kernel, command
 #                line and workload run the same instructions at the same
 #                guest times (scripts/tests/determinism.sh checks it; I/O
 #                completed by host threads, such as virtio-blk reads,
@@ -63,14 +63,22 @@ cp "$vars" "$out/ovmf-vars.fd" 2>/dev/null ||
 cmdline="console=ttyS0,115200 panic=-1 guest.run=$run $append"
 [ -n "$driver" ] && cmdline="$cmdline guest.driver=$driver"
 [ -n "$governor" ] && cmdline="$cmdline guest.governor=$governor"
-cpu=max
+cpu=max vser=virtio-serial-pci,id=vser0
 if [ -n "$shift" ]; then
-	timing="-accel tcg,thread=single -icount shift=$shift,sleep=off -rtc clock=vm"
+	# a fixed date: the guest's wall clock starts from the RTC, and a date
+	# that differs between boots (perf's header prints it) changes how
+	# many instructions run, and so every later guest time
+	timing="-accel tcg,thread=single -icount shift=$shift,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"
 	# RDRAND/RDSEED seed the guest's RNG (and so KASLR, hash seeds, the
 	# stack canaries' layout) from the host: two boots would differ from
 	# the first instruction that reads them.
 	cpu=max,-rdrand,-rdseed
 	cmdline="$cmdline nokaslr"
+	# virtio notifications handled in the vCPU thread, at the guest's
+	# write, rather than by QEMU's main loop at a host-dependent moment:
+	# the console port's control messages at boot otherwise moved every
+	# later guest time by some ns
+	vser=$vser,ioeventfd=off
 else
 	timing="-accel tcg"
 fi
@@ -81,7 +89,7 @@ set -- qemu-system-x86_64 -machine q35 $timing -cpu "$cpu" -smp "$cpus" -m "$mem
 	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
 	-drive "if=pflash,format=raw,unit=1,file=$out/ovmf-vars.fd" \
 	-serial "file:$out/console.log" \
-	-device virtio-serial-pci,id=vser0 \
+	-device "$vser" \
 	-chardev "file,id=results,path=$out/results.tar" \
 	-device virtserialport,bus=vser0.0,chardev=results,name=results \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" $extra
