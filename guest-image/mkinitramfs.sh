@@ -2,7 +2,8 @@
 # mkinitramfs.sh OUT.cpio: build the guest initramfs without root rights.
 # Holds static busybox, cyclictest and hackbench (rt-tests), Debian's perf
 # with the libraries it links, guest-image/init and the guest scripts of
-# guest-image/guest/ and perf-scripts/guest/ (as /scripts).  The archive
+# guest-image/guest/ and perf-scripts/guest/, and perf-scripts/record.sh
+# (as /scripts).  The archive
 # is described as a gen_init_cpio list, so /dev/console and file owners
 # need no privileges.
 set -eu
@@ -40,7 +41,8 @@ start=$(date +%s)
 			real=$(readlink -f "$lib")
 			echo "file $lib $real 0755 0 0"
 		done
-	for s in "$TOP"/guest-image/guest/*.sh "$TOP"/perf-scripts/guest/*.sh; do
+	for s in "$TOP"/guest-image/guest/*.sh "$TOP"/perf-scripts/guest/*.sh \
+		"$TOP"/perf-scripts/record.sh; do
 		[ -f "$s" ] && echo "file /scripts/${s##*/} $s 0755 0 0"
 	done
 	# static helpers built from perf-scripts/guest-tools/ (bench.py)

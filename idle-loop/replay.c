@@ -3,8 +3,10 @@
  * replay: run the kernel's interrupt predictor (kernel/irq/predict.c) and
  * idle state choice (kernel/sched/idle_select.c), compiled unchanged from
  * the tree, over a recorded interrupt and idle trace, once per prediction
- * rule, and compare each choice with an oracle that knew the actual idle
- * period.  See README.md for the input formats and the output.
+ * rule, and the cpuidle governors (drivers/cpuidle/governors/menu.c,
+ * teo.c, also unchanged) as the cpuidle core calls them, and compare each
+ * choice with an oracle that knew the actual idle period.  See README.md
+ * for the input formats and the output.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -20,8 +22,11 @@
 #include <linux/limits.h>
 #include <linux/cpuidle.h>
 #include <linux/minmax.h>
+#include <linux/time.h>
+#include <linux/jiffies.h>
 #include <linux/irq_predict.h>
 #include "idle_select.h"
+#include "govshim.h"
 
 #define MAX_CPUS	4096
 #define MAX_IRQ		(1U << 24)
@@ -33,6 +38,16 @@
 /* An interrupt this close after an idle exit is the one that woke the CPU. */
 #define WAKE_SLACK_NS	20000
 #define NO_TIME		U64_MAX
+/* drivers/cpuidle/cpuidle.c: cpuidle_poll_time()'s bounds. */
+#define POLL_MIN_NS	10000
+
+/*
+ * Rows of the variant table: the prediction rules, then the governors
+ * (in link order), then "kernel": the states the traced kernel entered.
+ */
+#define ROW_GOV		IRQ_PREDICT_NR_RULES
+#define ROW_KERNEL	(ROW_GOV + GOV_MAX)
+#define NR_ROWS		(ROW_KERNEL + 1)
 
 /* ------------------------------------------------------------------ */
 /* State tables: the emulated-idle driver's (drivers/cpuidle/cpuidle-emu.c). */
@@ -65,6 +80,28 @@ static struct cpuidle_driver drv;
 static struct cpuidle_device dev;
 static u32 state_power_mw[CPUIDLE_STATE_MAX];
 static u32 state_entry_uj[CPUIDLE_STATE_MAX];
+static u64 poll_limit_ns;
+/* a --states table: no power model (the energy columns read 0) */
+static struct power_table user_table = { "states", 0, 0, { { 0 } } };
+static char user_names[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
+static u64 gov_warmup = 100;
+
+static int parse_u64(const char *s, size_t len, u64 *out);
+
+/* drivers/cpuidle/cpuidle.c: cpuidle_poll_time(), no state disabled. */
+static void setup_poll_limit(void)
+{
+	int i;
+
+	poll_limit_ns = TICK_NSEC / 16;
+	for (i = 1; i < drv.state_count; i++) {
+		if (dev.states_usage[i].disable ||
+		    drv.states[i].target_residency_ns < POLL_MIN_NS)
+			continue;
+		poll_limit_ns = min(drv.states[i].target_residency_ns, poll_limit_ns);
+		break;
+	}
+}
 
 static void setup_driver(const struct power_table *t)
 {
@@ -87,6 +124,95 @@ static void setup_driver(const struct power_table *t)
 		state_entry_uj[i + 1] = t->states[i].entry_uj;
 	}
 	drv.state_count = t->count + 1;
+	setup_poll_limit();
+}
+
+/*
+ * --states FILE (perf-scripts/record.sh writes it from sysfs):
+ *   hz N                  the kernel's HZ: TICK_NSEC (optional)
+ *   governor NAME         driver NAME     (informative)
+ *   state NAME EXIT_LATENCY_US TARGET_RESIDENCY_US DISABLE
+ * one state line per state, shallowest first; a state named POLL polls
+ * (cpuidle_poll_state_init()).  Any other line, a bad number, more than
+ * CPUIDLE_STATE_MAX states or a target residency below the previous
+ * one's stops with FILE:LINE: reason.
+ */
+static void states_fail(const char *path, unsigned long ln, const char *why)
+{
+	fprintf(stderr, "replay: %s:%lu: bad state table: %s\n", path, ln, why);
+	exit(1);
+}
+
+static void read_states(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], *tok[8], *save;
+	unsigned long ln = 0;
+	int n, i, nstates = 0;
+	u64 v[3], hz = 0;
+
+	if (!f) {
+		fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	memset(&drv, 0, sizeof(drv));
+	memset(&dev, 0, sizeof(dev));
+	memset(state_power_mw, 0, sizeof(state_power_mw));
+	memset(state_entry_uj, 0, sizeof(state_entry_uj));
+	while (fgets(line, sizeof(line), f)) {
+		ln++;
+		if (!strchr(line, '\n') && !feof(f))
+			states_fail(path, ln, "line too long");
+		n = 0;
+		for (tok[n] = strtok_r(line, " \t\r\n", &save); tok[n] && n < 7;
+		     tok[++n] = strtok_r(NULL, " \t\r\n", &save))
+			;
+		if (!n || tok[0][0] == '#')
+			continue;
+		if (!strcmp(tok[0], "hz")) {
+			if (n != 2 || parse_u64(tok[1], strlen(tok[1]), &hz) || !hz || hz > 100000)
+				states_fail(path, ln, "expected: hz N (1..100000)");
+		} else if (!strcmp(tok[0], "governor") || !strcmp(tok[0], "driver")) {
+			if (n != 2)
+				states_fail(path, ln, "expected: governor|driver NAME");
+		} else if (!strcmp(tok[0], "state")) {
+			struct cpuidle_state *st = &drv.states[nstates];
+
+			if (n != 5)
+				states_fail(path, ln, "expected: state NAME EXIT_LATENCY_US TARGET_RESIDENCY_US DISABLE");
+			if (nstates == CPUIDLE_STATE_MAX)
+				states_fail(path, ln, "more than 10 states");
+			if (strlen(tok[1]) >= CPUIDLE_NAME_LEN)
+				states_fail(path, ln, "state name longer than 15 characters");
+			for (i = 0; i < 3; i++)
+				if (parse_u64(tok[i + 2], strlen(tok[i + 2]), &v[i]) ||
+				    v[i] > 10000000)
+					states_fail(path, ln, "latency and residency must be whole us up to 10 s, disable a number");
+			snprintf(st->name, CPUIDLE_NAME_LEN, "%s", tok[1]);
+			snprintf(user_names[nstates], CPUIDLE_NAME_LEN, "%s", tok[1]);
+			if (!strcmp(tok[1], "POLL"))
+				st->flags = CPUIDLE_FLAG_POLLING;
+			st->exit_latency_ns = v[0] * 1000;
+			st->target_residency_ns = v[1] * 1000;
+			if (nstates && st->target_residency_ns < drv.states[nstates - 1].target_residency_ns)
+				states_fail(path, ln, "target residency below the previous state's");
+			dev.states_usage[nstates].disable = v[2] != 0;
+			nstates++;
+		} else {
+			states_fail(path, ln, "unknown line (expected hz, governor, driver or state)");
+		}
+	}
+	if (ferror(f))
+		states_fail(path, ln, "read error");
+	fclose(f);
+	if (!nstates)
+		states_fail(path, ln, "no state line");
+	drv.state_count = nstates;
+	user_table.name = path;
+	ptab = &user_table;
+	if (hz)
+		shim_tick_nsec = (NSEC_PER_SEC + hz / 2) / hz;
+	setup_poll_limit();
 }
 
 /* emu_idle_entry_energy_pj() / emu_idle_active_energy_pj(), in pJ. */
@@ -116,7 +242,7 @@ struct event {
 			 * hrtimer id; next: now_ns */
 	u64 b;		/* select: irq_ns; hrtimer start: expires; expire: now;
 			 * stamp: ts_ns; next: next_ns (NO_TIME for -1) */
-	u64 c;		/* select: latency_req_ns; next: irq */
+	u64 c;		/* select: latency_req_ns; next: irq; hrtimer: 1 if the tick */
 	u64 d;		/* select: delta_tick_ns, NO_TIME when not traced */
 	int stop_tick;	/* select: the kernel's tick decision */
 	u32 cpu;
@@ -274,6 +400,15 @@ static s64 arg_s64(unsigned long ln, const struct tok *t, int n, const char *key
 	return x;
 }
 
+/* function= of an hrtimer event names the tick's (tick_sched_timer before 6.10). */
+static int is_tick_timer(const struct tok *a, int na)
+{
+	struct tok fn;
+
+	return arg(a, na, "function", &fn) &&
+	       (tok_is(&fn, "tick_nohz_handler") || tok_is(&fn, "tick_sched_timer"));
+}
+
 /* FNV-1a of an hrtimer's printed address: an id, not a pointer. */
 static u64 hash_tok(const struct tok *t)
 {
@@ -351,6 +486,7 @@ static int parse_native(unsigned long ln, struct tok *t, int n)
 		}
 		e = new_event(ln, ts, cpu, EV_ENTER);
 		e->a = x;
+		e->state = -1;		/* no entered state: governors reflect their own */
 	} else if (tok_is(&t[2], "idle_exit")) {
 		if (n != 3)
 			fail(ln, "expected: T_NS CPU idle_exit");
@@ -468,6 +604,7 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 			fail(ln, "truncated line: missing hrtimer=");
 		e = new_event(ln, ts, cpu, EV_HRT_START);
 		e->a = hash_tok(&h);
+		e->c = is_tick_timer(a, na);
 		e->b = arg_u64(ln, a, na, "expires");
 		if (e->b > MAX_TIME_NS)
 			fail(ln, "expires=%" PRIu64 " too large", e->b);
@@ -481,6 +618,7 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 			fail(ln, "truncated line: missing hrtimer=");
 		e = new_event(ln, ts, cpu, expire ? EV_HRT_EXPIRE : EV_HRT_CANCEL);
 		e->a = hash_tok(&h);
+		e->c = expire && is_tick_timer(a, na);
 		e->b = expire ? arg_u64(ln, a, na, "now") : 0;
 		if (e->b > MAX_TIME_NS)
 			fail(ln, "now=%" PRIu64 " too large", e->b);
@@ -584,6 +722,7 @@ static void read_input(FILE *f)
 struct pending_hrt {
 	u64 id, expires;
 	u32 cpu;
+	int tick;		/* the CPU's tick (sched_timer) */
 };
 
 static struct pending_hrt *hrt;
@@ -621,14 +760,53 @@ struct cpu_state {
 	/* the last sched_idle_select, waiting for its cpu_idle entry */
 	int sel_valid;
 	struct event sel;
+	/* the governors: one cpuidle_device each, as the core has per CPU */
+	struct cpuidle_device gdev[GOV_MAX];
+	int gov_ready;
+	int gchoice[GOV_MAX];
+	u64 gentries;		/* idle entries replayed through them */
+	int traced_state;	/* state the traced kernel entered, or -1 */
+	u64 exit_t;		/* end of the previous idle period */
+	/*
+	 * The tick, from its sched_timer's hrtimer events: stopped when
+	 * cancelled or armed more than a tick period ahead (a running tick
+	 * is re-armed to the next tick).  tick_stopped_before is the state
+	 * before the last such event, at tick_ev_t.
+	 */
+	u64 tick_id, tick_ev_t;
+	int tick_seen, tick_stopped, tick_stopped_before, tick_ev_stop;
+	int tick_fired;		/* the tick expired in the open period */
+	bool got_tick_unread[GOV_MAX];	/* set, not yet read by reflect() */
+	struct row_cpu {
+		u64 periods, deep, shallow, seen, match;
+		double energy, oracle_energy;
+	} rc[NR_ROWS];
 };
 
 static struct cpu_state *cpus[MAX_CPUS];
-static struct rule_stats stats[IRQ_PREDICT_NR_RULES];
-static int rule_on[IRQ_PREDICT_NR_RULES];
+static struct rule_stats stats[NR_ROWS];
+static int rule_on[NR_ROWS];
 static u64 tick_ns;
 static u64 unmatched_enter, unmatched_exit;
 static FILE *dump;
+
+static const char *row_name(int r)
+{
+	if (r < ROW_GOV)
+		return irq_predict_rule_name(r);
+	if (r < ROW_KERNEL)
+		return shim_governors[r - ROW_GOV]->name;
+	return "kernel";
+}
+
+static int row_exists(int r)
+{
+	if (r >= ROW_GOV && r < ROW_KERNEL)
+		return r - ROW_GOV < shim_nr_governors;
+	if (r == ROW_KERNEL)
+		return !native_format;
+	return 1;
+}
 
 static struct cpu_state *cpu_get(u32 cpu)
 {
@@ -667,11 +845,74 @@ static void hrt_start(const struct event *e)
 	hrt[nhrt].id = e->a;
 	hrt[nhrt].expires = e->b;
 	hrt[nhrt].cpu = e->cpu;
+	hrt[nhrt].tick = e->c != 0;
 	nhrt++;
 }
 
-/* Time from @now (trace clock) to the earliest hrtimer pending on @cpu. */
-static u64 hrt_next(u32 cpu, u64 now)
+static void tick_event(struct cpu_state *c, u64 t, int stopped)
+{
+	c->tick_stopped_before = c->tick_stopped;
+	c->tick_stopped = stopped;
+	c->tick_ev_stop = stopped;
+	c->tick_ev_t = t;
+}
+
+/* The tick's sched_timer armed or cancelled on its CPU. */
+static void tick_hrt(const struct event *e)
+{
+	struct cpu_state *c = cpu_get(e->cpu);
+	s64 exp;
+
+	if (e->type == EV_HRT_START && e->c) {
+		c->tick_seen = 1;
+		c->tick_id = e->a;
+		exp = (s64)e->b - hrt_offset;
+		tick_event(c, e->t, exp > (s64)e->t && (u64)exp - e->t > (u64)TICK_NSEC);
+	} else if (e->type == EV_HRT_CANCEL && c->tick_seen && e->a == c->tick_id) {
+		tick_event(c, e->t, 1);
+	} else if (e->type == EV_HRT_EXPIRE && e->c && c->open) {
+		c->tick_fired = 1;
+	}
+}
+
+/* tick_nohz_tick_stopped() when the governor chose the state entered at @t. */
+static bool tick_stopped_at_select(const struct cpu_state *c)
+{
+	if (!c->tick_seen)
+		return false;
+	/* a stop since the last exit was this entry's own, after select() */
+	if (c->tick_ev_t > c->exit_t && c->tick_ev_stop)
+		return c->tick_stopped_before;
+	return c->tick_stopped;
+}
+
+/*
+ * tick_nohz_idle_got_tick() at the exit event @i: the tick expired on its
+ * CPU during the period or in the interrupt handling right after it.
+ */
+static bool tick_got(const struct cpu_state *c, size_t i)
+{
+	const struct event *x = &evs[i];
+	size_t j;
+
+	if (c->tick_fired)
+		return true;
+	for (j = i + 1; j < nev && evs[j].t <= x->t + WAKE_SLACK_NS; j++) {
+		if (evs[j].cpu != x->cpu)
+			continue;
+		if (evs[j].type == EV_HRT_EXPIRE && evs[j].c)
+			return true;
+		if (evs[j].type == EV_ENTER)
+			break;
+	}
+	return false;
+}
+
+/*
+ * Time from @now (trace clock) to the earliest hrtimer pending on @cpu,
+ * the tick's left out with @no_tick.
+ */
+static u64 hrt_next_ex(u32 cpu, u64 now, int no_tick)
 {
 	u64 best = NO_TIME;
 	size_t i;
@@ -679,7 +920,7 @@ static u64 hrt_next(u32 cpu, u64 now)
 	for (i = 0; i < nhrt; i++) {
 		s64 exp;
 
-		if (hrt[i].cpu != cpu)
+		if (hrt[i].cpu != cpu || (no_tick && hrt[i].tick))
 			continue;
 		exp = (s64)hrt[i].expires - hrt_offset;
 		if (exp <= (s64)now)
@@ -688,6 +929,11 @@ static u64 hrt_next(u32 cpu, u64 now)
 			best = (u64)exp - now;
 	}
 	return best;
+}
+
+static u64 hrt_next(u32 cpu, u64 now)
+{
+	return hrt_next_ex(cpu, now, 0);
 }
 
 /* Was the idle period ending at event @i ended by an interrupt of its CPU? */
@@ -707,6 +953,84 @@ static int woken_by_irq(size_t i)
 	return 0;
 }
 
+static ktime_t to_ktime(u64 ns)
+{
+	return ns > (u64)KTIME_MAX ? KTIME_MAX : (ktime_t)ns;
+}
+
+/*
+ * No timer input in the trace: an idle period that no interrupt of its
+ * CPU ended (none during it, none just after) is taken to have been ended
+ * by its timer, as the rules' approximation does (idle_exit()); looked up
+ * ahead here because the governors ask at entry.
+ */
+static u64 timer_by_lookahead(const struct event *e)
+{
+	size_t i;
+
+	for (i = e - evs + 1; i < nev; i++) {
+		if (evs[i].cpu != e->cpu)
+			continue;
+		if (evs[i].type == EV_IRQ || evs[i].type == EV_ENTER)
+			return NO_TIME;
+		if (evs[i].type == EV_EXIT)
+			return woken_by_irq(i) ? NO_TIME : evs[i].t - e->t;
+	}
+	return NO_TIME;
+}
+
+/*
+ * cpuidle_select() for every governor, with what the nohz code would have
+ * answered at entry event @e (prediction time @now): the sleep length is
+ * the next timer other than the tick, the next event the tick's or an
+ * earlier timer's (tick_nohz_get_sleep_length()).
+ */
+static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
+{
+	u64 sleep, next;
+	bool stopped = false;
+	int g;
+
+	if (c->kernel_state >= 0 || native_format) {
+		/* sched_idle_select's timer_ns, or the native trace's */
+		sleep = c->timer_ns;
+		next = c->delta_tick_ns != NO_TIME ? c->delta_tick_ns :
+		       tick_ns ? min(sleep, tick_ns - e->t % tick_ns) : sleep;
+	} else if (have_hrt) {
+		sleep = hrt_next_ex(e->cpu, now, 1);
+		next = hrt_next(e->cpu, now);
+		stopped = tick_stopped_at_select(c);
+	} else {
+		sleep = timer_by_lookahead(e);
+		next = tick_ns ? min(sleep, tick_ns - e->t % tick_ns) : sleep;
+	}
+	c->traced_state = e->state;
+	c->gentries++;
+	for (g = 0; g < shim_nr_governors; g++) {
+		struct cpuidle_device *d = &c->gdev[g];
+		bool stop_tick = true;
+
+		if (!rule_on[ROW_GOV + g])
+			continue;
+		shim_cpu = e->cpu;
+		if (!c->gov_ready) {
+			/* cpuidle_enable_device() */
+			memcpy(d->states_usage, dev.states_usage, sizeof(d->states_usage));
+			d->cpu = e->cpu;
+			shim_governors[g]->enable(&drv, d);
+		}
+		shim_answers.now_ns = now;
+		shim_answers.sleep_length_ns = to_ktime(sleep);
+		shim_answers.delta_next_ns = to_ktime(next);
+		shim_answers.tick_stopped = stopped;
+		/* no PM QoS request: min(S32_MAX, PM_QOS_CPU_LATENCY_DEFAULT_VALUE) us */
+		shim_answers.latency_req_ns = c->latency_req == U64_MAX ?
+			2000000000LL * NSEC_PER_USEC : (s64)min(c->latency_req, (u64)S64_MAX);
+		c->gchoice[g] = shim_governors[g]->select(&drv, d, &stop_tick);
+	}
+	c->gov_ready = 1;
+}
+
 static void idle_enter(const struct event *e)
 {
 	struct cpu_state *c = cpu_get(e->cpu);
@@ -719,6 +1043,9 @@ static void idle_enter(const struct event *e)
 			fail(e->line, "idle_enter on cpu %u already idle", e->cpu);
 		unmatched_enter++;
 	}
+	if (e->state >= drv.state_count)
+		fail(e->line, "idle state %d is not in the %s table (%d states): give the machine's own with --states",
+		     e->state, ptab->name, drv.state_count);
 	c->kernel_state = -1;
 	c->latency_req = U64_MAX;
 	c->timer_ns = e->a;
@@ -736,6 +1063,8 @@ static void idle_enter(const struct event *e)
 	} else if (!have_native_timer && have_hrt) {
 		c->timer_ns = hrt_next(e->cpu, now);
 	}
+
+	gov_select(c, e, now);
 
 	/* irq_predict_next_event(): drain the ring, then predict. */
 	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
@@ -755,6 +1084,7 @@ static void idle_enter(const struct event *e)
 	c->open = 1;
 	c->enter_t = e->t;
 	c->irq_during = 0;
+	c->tick_fired = 0;
 }
 
 static void record_err(struct rule_stats *s, double err)
@@ -768,6 +1098,72 @@ static void record_err(struct rule_stats *s, double err)
 		}
 	}
 	s->err[s->nerr++] = err;
+}
+
+static void count_row(struct cpu_state *c, int r, int index, int oracle, u64 actual)
+{
+	struct rule_stats *s = &stats[r];
+	struct row_cpu *p = &c->rc[r];
+
+	s->periods++;
+	s->confusion[index][oracle]++;
+	s->energy += energy_pj(index, actual);
+	s->oracle_energy += energy_pj(oracle, actual);
+	p->periods++;
+	p->deep += index > oracle;
+	p->shallow += index < oracle;
+	p->energy += energy_pj(index, actual);
+	p->oracle_energy += energy_pj(oracle, actual);
+}
+
+static void count_kernel(struct cpu_state *c, int r, int index)
+{
+	stats[r].kernel_seen++;
+	stats[r].kernel_match += index == c->traced_state;
+	c->rc[r].seen++;
+	c->rc[r].match += index == c->traced_state;
+}
+
+/*
+ * cpuidle_reflect() for every governor at the exit event @idx, after
+ * cpuidle_enter_state() measured the residency; the state entered is the
+ * traced kernel's (the residency is that state's), or the governor's own
+ * choice when the trace has none.  Then the governors' and the traced
+ * kernel's choices are counted against the oracle.
+ */
+static void gov_exit(struct cpu_state *c, size_t idx, u64 actual, int oracle)
+{
+	const struct event *e = &evs[idx];
+	bool got = tick_got(c, idx);
+	int g;
+
+	for (g = 0; g < shim_nr_governors; g++) {
+		struct cpuidle_device *d = &c->gdev[g];
+		int entered = c->traced_state >= 0 ? c->traced_state : c->gchoice[g];
+
+		if (!rule_on[ROW_GOV + g] || !c->gov_ready)
+			continue;
+		d->last_residency_ns = (s64)min(actual, (u64)S64_MAX);
+		/* poll_idle(): polling ends at cpuidle_poll_time() */
+		if (drv.states[entered].flags & CPUIDLE_FLAG_POLLING)
+			d->poll_time_limit = actual > poll_limit_ns;
+		shim_cpu = e->cpu;
+		shim_answers.now_ns = e->t;
+		shim_answers.got_tick = got || c->got_tick_unread[g];
+		shim_governors[g]->reflect(d, entered);
+		c->got_tick_unread[g] = shim_answers.got_tick;
+		if (oracle < 0 || c->gchoice[g] < 0)
+			continue;
+		count_row(c, ROW_GOV + g, c->gchoice[g], oracle, actual);
+		if (c->traced_state >= 0 && c->gentries > gov_warmup)
+			count_kernel(c, ROW_GOV + g, c->gchoice[g]);
+		if (dump)
+			fprintf(dump, "%s %u %" PRIu64 " -1 %" PRIu64 " -1 -1 %d %d\n",
+				row_name(ROW_GOV + g), e->cpu, c->enter_t, actual,
+				c->gchoice[g], oracle);
+	}
+	if (rule_on[ROW_KERNEL] && c->traced_state >= 0 && oracle >= 0)
+		count_row(c, ROW_KERNEL, c->traced_state, oracle, actual);
 }
 
 static void idle_exit(size_t idx)
@@ -784,6 +1180,7 @@ static void idle_exit(size_t idx)
 		return;
 	}
 	c->open = 0;
+	c->exit_t = e->t;
 	actual = e->t - c->enter_t;
 	timer_ns = c->timer_ns;
 	/* No timer input at all: a wakeup by no interrupt was the timer. */
@@ -792,6 +1189,7 @@ static void idle_exit(size_t idx)
 		timer_ns = actual;
 
 	oracle = sched_idle_select_state(&drv, &dev, actual, c->latency_req);
+	gov_exit(c, idx, actual, oracle);
 	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
 		struct rule_stats *s = &stats[r];
 		struct sched_idle_wakeup w = { 0 };
@@ -822,10 +1220,7 @@ static void idle_exit(size_t idx)
 		    w.delta_tick_ns && w.delta_tick_ns < w.duration_ns)
 			index = sched_idle_select_state(&drv, &dev, w.delta_tick_ns,
 							c->latency_req);
-		s->periods++;
-		s->confusion[index][oracle]++;
-		s->energy += energy_pj(index, actual);
-		s->oracle_energy += energy_pj(oracle, actual);
+		count_row(c, r, index, oracle, actual);
 		if (w.duration_ns == U64_MAX)
 			s->nopred++;
 		else
@@ -833,6 +1228,8 @@ static void idle_exit(size_t idx)
 		if (c->kernel_state >= 0) {
 			s->kernel_seen++;
 			s->kernel_match += index == c->kernel_state;
+			c->rc[r].seen++;
+			c->rc[r].match += index == c->kernel_state;
 		}
 		if (dump)
 			fprintf(dump, "%s %u %" PRIu64 " %" PRId64 " %" PRIu64
@@ -878,14 +1275,17 @@ static void replay(void)
 			break;
 		case EV_HRT_START:
 			hrt_start(e);
+			tick_hrt(e);
 			break;
 		case EV_HRT_EXPIRE:
 			/* now= is on the hrtimer clock: learn the offset. */
 			hrt_offset = (s64)e->b - (s64)e->t;
 			hrt_remove(e->a);
+			tick_hrt(e);
 			break;
 		case EV_HRT_CANCEL:
 			hrt_remove(e->a);
+			tick_hrt(e);
 			break;
 		}
 	}
@@ -946,7 +1346,8 @@ struct exact_stats {
 static struct exact_cpu *ecpus[MAX_CPUS];
 static struct exact_stats xs;
 static int from_boot, check_exact;
-static u64 tick_period_ns = 4000000;	/* TICK_NSEC at HZ=250 */
+/* TICK_NSEC: --tick-period-ns, the --states file's hz, or HZ=250 */
+#define tick_period_ns	((u64)TICK_NSEC)
 
 static struct exact_cpu *ecpu_get(u32 cpu)
 {
@@ -1229,10 +1630,55 @@ static void summarize(struct rule_stats *s, struct summary *m)
 	m->oe_mj = s->oracle_energy / 1e9;
 }
 
+static void print_govmatch(void)
+{
+	int r;
+
+	for (r = ROW_GOV; r < ROW_KERNEL; r++) {
+		struct rule_stats *s = &stats[r];
+
+		if (!row_exists(r) || !rule_on[r] || !s->kernel_seen)
+			continue;
+		printf("governor %s: %" PRIu64 " of %" PRIu64 " states as the traced kernel's (%.2f%%), "
+		       "the first %" PRIu64 " entries of each CPU not compared\n",
+		       row_name(r), s->kernel_match, s->kernel_seen,
+		       100.0 * s->kernel_match / s->kernel_seen, gov_warmup);
+	}
+}
+
+static void print_per_cpu(void)
+{
+	u32 cpu;
+	int r;
+
+	printf("\nper CPU: %-9s %5s %8s %8s %8s %7s %9s\n", "row", "cpu", "periods",
+	       "deep_%", "shallow_%", "ratio", "kernel_%");
+	for (r = 0; r < NR_ROWS; r++) {
+		if (!row_exists(r) || !rule_on[r])
+			continue;
+		for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+			const struct row_cpu *p;
+
+			if (!cpus[cpu] || !cpus[cpu]->rc[r].periods)
+				continue;
+			p = &cpus[cpu]->rc[r];
+			printf("per CPU: %-9s %5u %8" PRIu64 " %8.2f %8.2f %7.3f ", row_name(r), cpu,
+			       p->periods, 100.0 * p->deep / p->periods,
+			       100.0 * p->shallow / p->periods,
+			       p->oracle_energy > 0 ? p->energy / p->oracle_energy : 0);
+			if (p->seen)
+				printf("%9.2f\n", 100.0 * p->match / p->seen);
+			else
+				printf("%9s\n", "-");
+		}
+	}
+}
+
 static void print_text(void)
 {
 	struct summary m;
 	int r, a, b;
+	int km = have_select || !native_format;
 
 	printf("trace %s: table %s, %zu events, timer input from %s%s\n",
 	       input_name, ptab->name, nev,
@@ -1243,28 +1689,35 @@ static void print_text(void)
 	if (unmatched_enter || unmatched_exit)
 		printf("unmatched idle entries %" PRIu64 ", exits %" PRIu64 " (skipped)\n",
 		       unmatched_enter, unmatched_exit);
+	print_govmatch();
 	printf("\n%-9s %8s %7s %10s %10s %8s %8s %11s %11s %7s%s\n", "rule", "periods",
 	       "nopred", "err_med_us", "err_p90_us", "deep_%", "shallow_%",
-	       "energy_mJ", "oracle_mJ", "ratio", have_select ? "  kernel_match_%" : "");
-	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
+	       "energy_mJ", "oracle_mJ", "ratio", km ? "  kernel_match_%" : "");
+	for (r = 0; r < NR_ROWS; r++) {
 		struct rule_stats *s = &stats[r];
 
-		if (!rule_on[r])
+		if (!row_exists(r) || !rule_on[r])
 			continue;
 		summarize(s, &m);
-		printf("%-9s %8" PRIu64 " %7" PRIu64 " %10.1f %10.1f %8.2f %8.2f %11.3f %11.3f %7.3f",
-		       irq_predict_rule_name(r), s->periods, s->nopred, m.err_med_us,
-		       m.abs_p90_us, m.deep_pct, m.shallow_pct, m.e_mj, m.oe_mj,
-		       m.oe_mj > 0 ? m.e_mj / m.oe_mj : 0);
-		if (have_select)
-			printf("  %14.2f", s->kernel_seen ?
-			       100.0 * s->kernel_match / s->kernel_seen : 0);
+		if (r < ROW_GOV)
+			printf("%-9s %8" PRIu64 " %7" PRIu64 " %10.1f %10.1f", row_name(r),
+			       s->periods, s->nopred, m.err_med_us, m.abs_p90_us);
+		else	/* a governor's predicted duration is not exposed */
+			printf("%-9s %8" PRIu64 " %7s %10s %10s", row_name(r), s->periods,
+			       "-", "-", "-");
+		printf(" %8.2f %8.2f %11.3f %11.3f %7.3f", m.deep_pct, m.shallow_pct,
+		       m.e_mj, m.oe_mj, m.oe_mj > 0 ? m.e_mj / m.oe_mj : 0);
+		if (km && s->kernel_seen)
+			printf("  %14.2f", 100.0 * s->kernel_match / s->kernel_seen);
+		else if (km)
+			printf("  %14s", "-");
 		printf("\n");
 	}
-	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
-		if (!rule_on[r])
+	print_per_cpu();
+	for (r = 0; r < NR_ROWS; r++) {
+		if (!row_exists(r) || !rule_on[r])
 			continue;
-		printf("\n%s: chosen (rows) vs oracle (columns)\n%-8s", irq_predict_rule_name(r), "");
+		printf("\n%s: chosen (rows) vs oracle (columns)\n%-8s", row_name(r), "");
 		for (b = 0; b < drv.state_count; b++)
 			printf(" %9s", drv.states[b].name);
 		printf("\n");
@@ -1288,14 +1741,14 @@ static void print_csv(void)
 		for (b = 0; b < drv.state_count; b++)
 			printf(",conf_%s_%s", drv.states[a].name, drv.states[b].name);
 	printf("\n");
-	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
+	for (r = 0; r < NR_ROWS; r++) {
 		struct rule_stats *s = &stats[r];
 
-		if (!rule_on[r])
+		if (!row_exists(r) || !rule_on[r])
 			continue;
 		summarize(s, &m);
 		printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.4f,%.4f,%.6f,%.6f,%.5f,",
-		       input_name, ptab->name, irq_predict_rule_name(r), s->periods,
+		       input_name, ptab->name, row_name(r), s->periods,
 		       s->nopred, m.err_med_us, m.abs_p90_us, m.deep_pct, m.shallow_pct,
 		       m.e_mj, m.oe_mj, m.oe_mj > 0 ? m.e_mj / m.oe_mj : 0);
 		if (s->kernel_seen)
@@ -1310,10 +1763,13 @@ static void print_csv(void)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: replay [--csv] [--table skx|arm] [--rules r1,r2,...] [--tick-ns N]\n"
-		"              [--dump FILE] [--ignore-unknown] [--keep-timer-irqs]\n"
-		"              [--from-boot] [--check-exact] [--tick-period-ns N] [TRACE|-]\n"
-		"rules: timer, last, rfc, adaptive (default: all)\n"
+		"usage: replay [--csv] [--table skx|arm | --states FILE] [--rules r1,r2,...]\n"
+		"              [--tick-ns N] [--dump FILE] [--ignore-unknown] [--keep-timer-irqs]\n"
+		"              [--from-boot] [--check-exact] [--tick-period-ns N]\n"
+		"              [--gov-warmup N] [TRACE|-]\n"
+		"rows: timer, last, rfc, adaptive, menu, teo, kernel (default: all)\n"
+		"--states FILE: the recorded machine's idle states (perf-scripts/record.sh)\n"
+		"--gov-warmup N: governor entries per CPU not compared with the kernel (100)\n"
 		"--from-boot: the trace starts at each CPU's first idle entry (exact mode)\n"
 		"--check-exact: exit 1 unless irq_predict events replay with no warm mismatch\n");
 	exit(status);
@@ -1321,12 +1777,12 @@ static void usage(int status)
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *states_path = NULL;
 	int csv = 0, i, r, any;
 	FILE *f = stdin;
 
 	setup_driver(&tables[0]);
-	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++)
+	for (r = 0; r < NR_ROWS; r++)
 		rule_on[r] = 1;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--csv")) {
@@ -1345,10 +1801,12 @@ int main(int argc, char **argv)
 			memset(rule_on, 0, sizeof(rule_on));
 			for (tok = strtok_r(list, ",", &save); tok;
 			     tok = strtok_r(NULL, ",", &save)) {
-				for (r = 0; r < IRQ_PREDICT_NR_RULES; r++)
-					if (!strcmp(tok, irq_predict_rule_name(r)))
+				for (r = 0; r < NR_ROWS; r++)
+					if ((r < ROW_GOV || r == ROW_KERNEL ||
+					     r - ROW_GOV < shim_nr_governors) &&
+					    !strcmp(tok, row_name(r)))
 						break;
-				if (r == IRQ_PREDICT_NR_RULES) {
+				if (r == NR_ROWS) {
 					fprintf(stderr, "replay: unknown rule %s\n", tok);
 					exit(2);
 				}
@@ -1374,7 +1832,13 @@ int main(int argc, char **argv)
 			i++;
 			if (parse_u64(argv[i], strlen(argv[i]), &x) || !x || x > MAX_TIME_NS)
 				usage(2);
-			tick_period_ns = x;
+			shim_tick_nsec = (long)x;
+		} else if (!strcmp(argv[i], "--states") && i + 1 < argc) {
+			states_path = argv[++i];
+		} else if (!strcmp(argv[i], "--gov-warmup") && i + 1 < argc) {
+			i++;
+			if (parse_u64(argv[i], strlen(argv[i]), &gov_warmup))
+				usage(2);
 		} else if (!strcmp(argv[i], "--from-boot")) {
 			from_boot = 1;
 		} else if (!strcmp(argv[i], "--check-exact")) {
@@ -1393,10 +1857,15 @@ int main(int argc, char **argv)
 			usage(2);
 		}
 	}
-	for (any = 0, r = 0; r < IRQ_PREDICT_NR_RULES; r++)
+	for (any = 0, r = 0; r < NR_ROWS; r++)
 		any |= rule_on[r];
 	if (!any)
 		usage(2);
+	/* after the options: the table's hz wins over --tick-period-ns */
+	if (states_path)
+		read_states(states_path);
+	else
+		setup_poll_limit();
 	if (path && strcmp(path, "-")) {
 		f = fopen(path, "r");
 		if (!f) {

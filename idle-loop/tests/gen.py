@@ -171,7 +171,7 @@ def to_perf(lines, select_states=None, hrtimers=True):
                            % (head, cpu, timer, select_states[n_enter]))
             elif hrtimers and f[3] != "-":
                 out.append("%s timer:hrtimer_cancel: hrtimer=0xffff8880%08x" % (head, cpu))
-                out.append("%s timer:hrtimer_start: hrtimer=0xffff8880%08x function=tick_nohz_handler "
+                out.append("%s timer:hrtimer_start: hrtimer=0xffff8880%08x function=hrtimer_wakeup "
                            "expires=%d softexpires=%d mode=ABS|PINNED_HARD"
                            % (head, cpu, t + int(f[3]), t + int(f[3])))
             out.append("%s power:cpu_idle: state=2 cpu_id=%d" % (head, cpu))

@@ -143,8 +143,11 @@ def known_answers(replay, out):
     #    the same numbers; with sched_idle_select it replays to the states
     #    the (here: simulated) kernel chose.
     lines = gen.SCENARIOS["two"]()
-    _, csv_native, _ = dump(replay, out, "two-native", lines)
-    _, csv_perf, _ = dump(replay, out, "two-perf", gen.to_perf(lines))
+    # (the rules only: the governors reflect the traced state, which the
+    #  native format does not have)
+    rules = ("--rules", "timer,last,rfc,adaptive")
+    _, csv_native, _ = dump(replay, out, "two-native", lines, rules)
+    _, csv_perf, _ = dump(replay, out, "two-perf", gen.to_perf(lines), rules)
     strip = lambda c: [",".join(l.split(",")[1:]) for l in c.splitlines()]
     check("perf-hrtimer-same-as-native", strip(csv_native) == strip(csv_perf),
           "\n%s\n%s" % (csv_native, csv_perf))
@@ -407,6 +410,96 @@ def fuzz(asan, n):
     return errors
 
 
+def long_idle(n=300, period=10 * MS, busy=50000):
+    """One CPU, no device interrupt, woken by its timer every PERIOD."""
+    lines, t = [], 1000000
+    for _ in range(n):
+        lines += ["%d 0 idle_enter %d" % (t, period), "%d 0 idle_exit" % (t + period)]
+        t += period + busy
+    return lines
+
+
+STATES_OK = ("# a state table as perf-scripts/record.sh writes it\n"
+             "hz 1000\ngovernor menu\ndriver intel_idle\n"
+             "state POLL 0 0 0\nstate C1 1 1 0\nstate C6 100 400 0\n")
+
+STATES_BAD = [
+    # name, table, line of the error
+    ("unknown-line", STATES_OK + "power 5\n", 8),
+    ("bad-number", STATES_OK.replace("C6 100 400", "C6 100 4x0"), 7),
+    ("short-state", STATES_OK.replace("C1 1 1 0", "C1 1 1"), 6),
+    ("residency-decreasing", STATES_OK.replace("C6 100 400", "C6 100 0"), 7),
+    ("too-many", STATES_OK + "".join("state S%d 200 500 0\n" % i for i in range(8)), 15),
+    ("bad-hz", STATES_OK.replace("hz 1000", "hz 0"), 2),
+    ("long-name", STATES_OK.replace("C6 100", "C6_WITH_A_LONG_NAME 100"), 7),
+    ("no-state", "hz 250\n", 1),
+]
+
+
+def governors(replay, out):
+    # 1. menu and teo are compiled in and get rows of their own.
+    rows, csv, _ = dump(replay, out, "gov-periodic", gen.SCENARIOS["periodic"]())
+    names = [ln.split(",")[2] for ln in csv.splitlines()[1:]]
+    check("governor-rows", "menu" in names and "teo" in names and "kernel" not in names,
+          str(names))
+    # 2. Woken only by a 10 ms timer: once they have learned, both choose
+    #    the deepest state, the oracle's, every time.
+    rows, _, _ = dump(replay, out, "gov-long-idle", long_idle())
+    for g in ("menu", "teo"):
+        rr = rule(rows, g)[20:]
+        check("governor-%s-long-idle-deepest" % g,
+              rr and all(x["chosen"] == x["oracle"] == 3 for x in rr),
+              str([(x["chosen"], x["oracle"]) for x in rr if x["chosen"] != 3][:5]))
+    # 3. A perf trace whose kernel entered what the replayed menu chose
+    #    (the native replay's choices): every compared entry matches.
+    lines = gen.SCENARIOS["two"]()
+    rows, _, _ = dump(replay, out, "gov-two-native", lines)
+    chosen = [x["chosen"] for x in rule(rows, "menu")]
+    perf, k = [], 0
+    for ln in gen.to_perf(lines):
+        if "power:cpu_idle: state=2 " in ln:
+            ln = ln.replace("state=2 ", "state=%d " % chosen[k])
+            k += 1
+        perf.append(ln)
+    path = os.path.join(out, "gov-two-perf.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(perf) + "\n")
+    rc, so, se = run(replay, ["--rules", "menu,kernel", "--gov-warmup", "10", path])
+    line = [ln for ln in so.splitlines() if ln.startswith("governor menu:")]
+    want = "governor menu: %d of %d states" % (len(chosen) - 10, len(chosen) - 10)
+    check("governor-menu-matches-own-choices", rc == 0 and line and line[0].startswith(want),
+          "%s / %s" % (line, se))
+    # 4. --states: the table of a recorded machine; malformed tables stop
+    #    with one line naming the file and line.
+    sp = os.path.join(out, "states-ok")
+    with open(sp, "w") as f:
+        f.write(STATES_OK)
+    rc, so, se = run(replay, ["--states", sp, "--csv", os.path.join(out, "gov-long-idle.txt")])
+    check("states-file", rc == 0 and "conf_C6_C6" in so and "conf_C1E" not in so
+          and ",menu," in so, se or so[:300])
+    for name, table, ln in STATES_BAD:
+        bp = os.path.join(out, "states-" + name)
+        with open(bp, "w") as f:
+            f.write(table)
+        rc, so, se = run(replay, ["--states", bp, os.path.join(out, "gov-long-idle.txt")])
+        lines = se.strip().split("\n")
+        check("states-malformed-" + name,
+              rc == 1 and len(lines) == 1 and lines[0].startswith(
+                  "replay: %s:%d: bad state table: " % (bp, ln)), "rc=%d %r" % (rc, se))
+    rc, so, se = run(replay, ["--states", os.path.join(out, "no-such-table"), sp])
+    check("states-missing-file", rc == 1 and len(se.strip().split("\n")) == 1, se)
+    # a traced state the table does not have
+    bp = os.path.join(out, "states-two")
+    with open(bp, "w") as f:
+        f.write("state POLL 0 0 0\nstate C1 1 1 0\n")
+    tp = os.path.join(out, "perf-ok.txt")
+    with open(tp, "w") as f:
+        f.write(PERF_OK)
+    rc, so, se = run(replay, ["--states", bp, tp])
+    check("states-trace-state-not-in-table",
+          rc == 1 and se.startswith("replay: %s:2: idle state 2 is not in" % tp), se)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--replay", required=True)
@@ -416,6 +509,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     known_answers(a.replay, a.out)
+    governors(a.replay, a.out)
     exact_mode(a.replay, a.out)
     malformed(a.replay, a.asan)
     fuzz(a.asan, a.fuzz)

@@ -1,0 +1,25 @@
+#!/bin/sh
+# record-check.sh RESULTS [SECONDS [WORKLOAD ...]]: perf-scripts/record.sh
+# as a user would run it, in the guest: it records SECONDS (default 4)
+# while perf-scripts/guest/bench.sh runs the WORKLOADs (default timer=1
+# dev2=1; dev* needs hpet=disable and QEMU's -global hpet.timers=8), and
+# returns what it wrote, RESULTS/states and RESULTS/trace.txt.gz, for
+# idle-loop/replay on the host (scripts/tests/replay-gov.sh).
+set -eu
+out=$1 secs=${2:-4}
+shift
+[ $# -gt 0 ] && shift
+works=${*:-timer=1 dev2=1}
+mkdir -p "$out/bench"
+sh /scripts/record.sh "$secs" /tmp/rec >"$out/record.out" 2>&1 &
+rp=$!
+# perf switches its events on before the first window opens
+sleep 1
+# shellcheck disable=SC2086
+sh /scripts/bench.sh "$out/bench" set.perf=0 set.seed=1 $works >"$out/bench.log" 2>&1 ||
+	{ echo "FAIL: bench.sh: $(tail -1 "$out/bench.log")"; exit 1; }
+wait "$rp" || { echo "FAIL: $(tail -1 "$out/record.out")"; exit 1; }
+cat "$out/record.out"
+cp /tmp/rec/states "$out/states"
+gzip -c /tmp/rec/trace.txt >"$out/trace.txt.gz"
+echo "record-check: ok"

@@ -1,0 +1,88 @@
+#!/bin/sh
+# replay-gov.sh [-f] [OUTDIR]: the cpuidle governors compiled from the tree
+# into idle-loop/replay choose what the stock kernel chose.
+#
+# For menu and teo: a trace of the stock kernel running that governor,
+# recorded by perf-scripts/record.sh in the guest (guest-image/guest/
+# record-check.sh: 2 vCPUs, -icount, bench.sh's timer and dev2 workloads),
+# is replayed with the recorded state table (--states); the governor's
+# choice must equal the state the kernel entered (power:cpu_idle) for at
+# least MIN_MATCH percent (default 95) of the idle entries compared, and
+# at least MIN_ENTRIES (default 1000) must be compared.
+#   -f  replay the traces committed in idle-loop/tests/gov-traces/ (made
+#       by this script, seconds; what `make test` runs) instead of
+#       booting the stock kernel (two -icount boots, a few minutes; needs
+#       build/kernels/stock.bzImage; INITRD=FILE uses that image).
+# SAVE=1 copies the new traces into idle-loop/tests/gov-traces/.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+fixtures=0
+[ "${1:-}" = -f ] && { fixtures=1; shift; }
+o=${1:-$top/build/test/replay-gov}
+min=${MIN_MATCH:-95}
+min_n=${MIN_ENTRIES:-1000}
+fx=$top/idle-loop/tests/gov-traces
+make -s -C "$top/idle-loop" >/dev/null || { echo "FAIL: building idle-loop/replay"; exit 1; }
+replay=$top/build/idle-loop/replay
+mkdir -p "$o"
+
+record() { # record GOV: boot the stock kernel with GOV, record in the guest
+	k=$top/build/kernels/stock.bzImage
+	[ -f "$k" ] || { echo "FAIL: build the stock kernel first"; exit 1; }
+	"$top/guest-image/run-qemu.sh" -k "$k" -i "$img" -o "$o/$1/guest" -c 2 -d cpuidle_emu \
+		-g "$1" -I 0 -t 900 -q 300 -r record-check -x "-global hpet.timers=8" \
+		-a "hpet=disable cpuidle.governor=$1 guest.args=4:timer=1:dev2=1" >/dev/null ||
+		{ echo "FAIL: $1 guest: $(cat "$o/$1/guest/verdict" 2>/dev/null || echo no verdict)" \
+			"$(grep -h '^FAIL' "$o/$1/guest/results/run.log" 2>/dev/null | head -1)"; exit 1; }
+	cp "$o/$1/guest/results/states" "$o/$1/states"
+	cp "$o/$1/guest/results/trace.txt.gz" "$o/$1/trace.txt.gz"
+	if [ "${SAVE:-0}" = 1 ]; then
+		mkdir -p "$fx/$1"
+		cp "$o/$1/states" "$o/$1/trace.txt.gz" "$fx/$1/"
+	fi
+}
+
+if [ "$fixtures" = 0 ]; then
+	img=${INITRD:-}
+	if [ -z "$img" ]; then
+		bt=$top/build/guest-tools/benchtool src=$top/perf-scripts/guest-tools/benchtool.c
+		if [ ! -x "$bt" ] || [ -n "$(find "$src" -newer "$bt")" ]; then
+			mkdir -p "$(dirname "$bt")"
+			gcc -O2 -Wall -Wextra -Werror -static -o "$bt" "$src" ||
+				{ echo "FAIL: building benchtool"; exit 1; }
+		fi
+		img=$o/initramfs.cpio
+		"$top/guest-image/mkinitramfs.sh" "$img" >"$o/mkinitramfs.log" 2>&1 ||
+			{ echo "FAIL: guest-image/mkinitramfs.sh: $(tail -1 "$o/mkinitramfs.log")"; exit 1; }
+	fi
+fi
+
+st=0
+for g in menu teo; do
+	mkdir -p "$o/$g"
+	if [ "$fixtures" = 1 ]; then
+		[ -f "$fx/$g/trace.txt.gz" ] || { echo "FAIL: no $fx/$g/trace.txt.gz"; exit 1; }
+		cp "$fx/$g/states" "$fx/$g/trace.txt.gz" "$o/$g/"
+	else
+		record "$g"
+	fi
+	grep -q "^governor $g\$" "$o/$g/states" ||
+		{ echo "FAIL: $g: the recorded table names another governor"; exit 1; }
+	gzip -dc "$o/$g/trace.txt.gz" >"$o/$g/trace.txt"
+	"$replay" --states "$o/$g/states" "$o/$g/trace.txt" >"$o/$g/replay.txt" 2>"$o/$g/replay.err" ||
+		{ echo "FAIL: $g: replay: $(head -1 "$o/$g/replay.err")"; exit 1; }
+	# "governor menu: M of N states as the traced kernel's (P%), ..."
+	line=$(grep "^governor $g:" "$o/$g/replay.txt" || true)
+	[ -n "$line" ] || { echo "FAIL: $g: no governor line in the replay"; exit 1; }
+	echo "$line"
+	m=$(echo "$line" | awk '{ print $3 }') n=$(echo "$line" | awk '{ print $5 }')
+	if [ "$n" -lt "$min_n" ]; then
+		echo "FAIL: $g: only $n entries compared (want >= $min_n)"
+		st=1
+	elif [ $((m * 100)) -lt $((n * min)) ]; then
+		echo "FAIL: $g: $m of $n states match, under $min%"
+		st=1
+	fi
+done
+[ "$st" = 0 ] || exit 1
+echo "replay-gov: ok"
