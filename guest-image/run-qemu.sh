@@ -3,9 +3,12 @@
 #
 # Usage: run-qemu.sh -k BZIMAGE -i INITRD -o OUTDIR [-c CPUS] [-m MB]
 #          [-a "KERNEL ARGS"] [-r RUN] [-d DRIVER] [-g GOVERNOR]
-#          [-t DEADLINE_S] [-q QUIET_S] [-I SHIFT] [-x "QEMU ARGS"]
+#          [-t DEADLINE_S] [-q QUIET_S] [-I SHIFT] [-x "QEMU ARGS"] [-e LINE]...
 #   -r RUN       guest script to run (/scripts/RUN.sh), default smoke
 #   -d/-g        current_driver / current_governor the guest must see
+#   -e LINE      a line the console must show (repeatable; judge.sh)
+#   -S           interactive: the console on this terminal (quit: Ctrl-A x),
+#                no deadline, no verdict (`make shell`)
 #   -I SHIFT     virtual time: -icount shift=SHIFT,sleep=off and -rtc
 #                clock=vm on single-threaded TCG, the RTC started at a
 #                fixed date, and the guest's sources of randomness removed
@@ -18,8 +21,10 @@
 #   -t/-q        kill QEMU after DEADLINE_S in all, or after QUIET_S
 #                without console output
 # Writes OUTDIR/console.log, OUTDIR/results/ (what the guest sent back),
-# OUTDIR/qemu.cmd and OUTDIR/verdict ("PASS" or "FAIL: reason"), and
-# prints the verdict line.  Exit status 0 only on PASS.
+# OUTDIR/qemu.cmd, OUTDIR/launch.info (what judge.sh needs besides the
+# console and the results) and OUTDIR/verdict ("PASS" or "FAIL: reason",
+# by guest-image/judge.sh, which can be rerun on OUTDIR), and prints the
+# verdict line.  Exit status 0 only on PASS.
 # Disk space: OUTDIR's file system must have RUNQEMU_MIN_FREE_KB (default
 # 32768) free at the start; if it fills during the run, the partial
 # results are removed, console.log is kept as far as it got, and the
@@ -28,14 +33,17 @@ set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
 
 kernel= initrd= out= cpus=2 mem=1024 append= run=smoke driver= governor=
-deadline=300 quiet=120 shift= extra=
-while getopts k:i:o:c:m:a:r:d:g:t:q:I:x: opt; do
+deadline=300 quiet=120 shift= extra= expect= serial=
+while getopts k:i:o:c:m:a:r:d:g:t:q:I:x:e:S opt; do
 	case "$opt" in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) out=$OPTARG ;;
 	c) cpus=$OPTARG ;; m) mem=$OPTARG ;; a) append=$OPTARG ;;
 	r) run=$OPTARG ;; d) driver=$OPTARG ;; g) governor=$OPTARG ;;
 	t) deadline=$OPTARG ;; q) quiet=$OPTARG ;; I) shift=$OPTARG ;;
 	x) extra=$OPTARG ;;
+	S) serial=mon:stdio ;;
+	e) expect="${expect}expect=$OPTARG
+" ;;
 	*) die "bad option; see the usage at the top of $0" ;;
 	esac
 done
@@ -88,19 +96,13 @@ set -- qemu-system-x86_64 -machine q35 $timing -cpu "$cpu" -smp "$cpus" -m "$mem
 	-nodefaults -display none -no-reboot -monitor none \
 	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
 	-drive "if=pflash,format=raw,unit=1,file=$out/ovmf-vars.fd" \
-	-serial "file:$out/console.log" \
+	-serial "${serial:-file:$out/console.log}" \
 	-device "$vser" \
 	-chardev "file,id=results,path=$out/results.tar" \
 	-device virtserialport,bus=vser0.0,chardev=results,name=results \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" $extra
 printf '%s\n' "$*" >"$out/qemu.cmd"
-
-verdict() {
-	# best effort: the line on stdout is the verdict even if the file fails
-	{ echo "$1" >"$out/verdict"; } 2>/dev/null || rm -f "$out/verdict"
-	printf '%s: %s (%s)\n' "$(basename "$out")" "$1" "$out/console.log"
-	case "$1" in PASS*) exit 0 ;; *) exit 1 ;; esac
-}
+[ -z "$serial" ] || exec "$@"
 
 "$@" >"$out/qemu.log" 2>&1 &
 qpid=$!
@@ -133,20 +135,11 @@ wait "$qpid" 2>/dev/null || qstatus=$?
 kb=$(free_kb)
 if [ "${kb:-0}" -lt 64 ]; then
 	rm -rf "$out/results.tar" "$out/results" "$out/ovmf-vars.fd" "$out/wall-seconds"
-	verdict "FAIL: $out: file system full during the run (${kb:-?} KB left); results dropped, console.log kept as far as it got"
+	exec "$(dirname "$0")/judge.sh" "$out" "$out: file system full during the run (${kb:-?} KB left); results dropped, console.log kept as far as it got"
 fi
 
-[ -z "$killed" ] || verdict "FAIL: hung, $killed"
-[ -s "$out/console.log" ] || verdict "FAIL: no console output (qemu status $qstatus, log $out/qemu.log)"
-
-bad=$(grep -a -n -E 'WARNING:|BUG:|Oops|Call Trace|Kernel panic|possible recursive locking|circular locking|inconsistent lock state|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|detected stall|soft lockup|blocked for more than' \
-	"$out/console.log" | head -3 || true)
-[ -z "$bad" ] || verdict "FAIL: console: $(echo "$bad" | head -1 | cut -c1-160)"
-
-if [ ! -s "$out/results.tar" ] || ! tar -xf "$out/results.tar" -C "$out/results" 2>"$out/untar.log"; then
-	verdict "FAIL: no results came back from the guest (qemu status $qstatus)"
+if [ -s "$out/results.tar" ] && ! tar -xf "$out/results.tar" -C "$out/results" 2>"$out/untar.log"; then
+	rm -rf "$out/results" && mkdir -p "$out/results"
 fi
-[ -f "$out/results/exit-status" ] || verdict "FAIL: results without an exit status"
-status=$(cat "$out/results/exit-status")
-[ "$status" = 0 ] || verdict "FAIL: guest script '$run' exited $status: $(grep -a '^guest: FAIL' "$out/console.log" | head -1 | cut -c1-120)"
-verdict PASS
+printf 'run=%s\nqemu_status=%s\nhung=%s\n%s' "$run" "$qstatus" "$killed" "$expect" >"$out/launch.info"
+exec "$(dirname "$0")/judge.sh" "$out"
