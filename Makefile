@@ -3,7 +3,8 @@
 #
 #   make bench    build both kernels and the image, boot, measure, and
 #                 regenerate docs/results.md (BENCH_ARGS=--quick for a
-#                 short run)
+#                 short run; WORKLOADS=FILE runs the workloads of a TOML
+#                 file in the form of perf-scripts/workloads.toml)
 #   make test     everything testable, ending in "N passed, N failed"
 #   make test-robust  debug kernel (lockdep, KASAN, UBSAN, kmemleak) with
 #                 rcutorture under CPU/IRQ churn; not in CI (build time)
@@ -13,13 +14,21 @@
 #   make image    build/initramfs.cpio
 #   make smoke    boot each kernel once and judge it
 #   make replay   idle-loop/: replay tool and its tests
+#   make shell    KERNEL=stock|patched VCPUS=N ARGS="kernel args": an
+#                 interactive busybox console in the guest (leave: exit)
 #   make clean    remove build/ outputs (keeps the extracted tree)
 
 SHELL := /bin/sh
 BUILD := build
 BENCH_ARGS ?=
+WORKLOADS ?=
+KERNEL ?= patched
+VCPUS ?= 2
+ARGS ?=
+GUEST_SRCS := guest-image/mkinitramfs.sh guest-image/init guest-image/passwd \
+	perf-scripts/record.sh $(wildcard guest-image/guest/*.sh guest-image/tools/*.c)
 
-.PHONY: all deps tree series kernels image smoke test test-robust bench report replay clean
+.PHONY: all deps tree series kernels image smoke test test-robust bench report replay shell clean
 
 all: kernels image
 
@@ -36,8 +45,10 @@ kernels: tree
 	@scripts/build-kernel.sh stock
 	@scripts/build-kernel.sh patched
 
-image: tree bench-tools
-	@guest-image/mkinitramfs.sh $(BUILD)/initramfs.cpio
+image: tree $(BUILD)/initramfs.cpio
+
+$(BUILD)/initramfs.cpio: $(GUEST_SRCS)
+	@guest-image/mkinitramfs.sh $@
 
 smoke: kernels image
 	@guest-image/run-qemu.sh -k $(BUILD)/kernels/stock.bzImage -i $(BUILD)/initramfs.cpio \
@@ -52,10 +63,16 @@ test-robust:
 	@scripts/test-robust.sh
 
 bench: kernels bench-tools image
-	@python3 perf-scripts/bench.py $(BENCH_ARGS)
+	@python3 perf-scripts/bench.py $(if $(WORKLOADS),--workload-file $(WORKLOADS)) $(BENCH_ARGS)
 
 report:
-	@python3 perf-scripts/report.py
+	@python3 perf-scripts/report.py $(if $(WORKLOADS),--workload-file $(WORKLOADS))
+
+# the HPET is left to the interrupt generator (hpet_irqgen), as in the bench
+shell: image
+	@guest-image/run-qemu.sh -S -k $(BUILD)/kernels/$(KERNEL).bzImage -i $(BUILD)/initramfs.cpio \
+		-o $(BUILD)/runs/shell -c $(VCPUS) -d cpuidle_emu -r console \
+		-x "-global hpet.timers=8" -a "hpet=disable $(ARGS)"
 
 replay: tree
 	@$(MAKE) -C idle-loop

@@ -1,11 +1,12 @@
 #!/bin/sh
 # mkinitramfs.sh OUT.cpio: build the guest initramfs without root rights.
 # Holds static busybox, cyclictest and hackbench (rt-tests), Debian's perf
-# with the libraries it links, guest-image/init and the guest scripts of
-# guest-image/guest/ and perf-scripts/guest/, and perf-scripts/record.sh
-# (as /scripts).  The archive
-# is described as a gen_init_cpio list, so /dev/console and file owners
-# need no privileges.
+# with the libraries it links, guest-image/init, the scripts of
+# guest-image/guest/ and perf-scripts/record.sh (as /scripts), and the
+# guest tools of guest-image/tools/ (as /bin; each TOOL.c is built here,
+# static, into build/guest-tools/TOOL when missing or older than its
+# source: the one rule that builds them).  The archive is described as a
+# gen_init_cpio list, so /dev/console and file owners need no privileges.
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -15,6 +16,13 @@ list=$out.list
 [ -f "$BUILD/linux/usr/gen_init_cpio.c" ] || die "build/linux is missing: run 'make tree'"
 [ -x "$gen" ] && [ "$gen" -nt "$BUILD/linux/usr/gen_init_cpio.c" ] ||
 	gcc -O2 -o "$gen" "$BUILD/linux/usr/gen_init_cpio.c"
+
+mkdir -p "$BUILD/guest-tools"
+for src in "$TOP"/guest-image/tools/*.c; do
+	t=$BUILD/guest-tools/$(basename "$src" .c)
+	[ -x "$t" ] && [ "$t" -nt "$src" ] && continue
+	gcc -O2 -Wall -Wextra -Werror -static -o "$t" "$src" || die "building $t from $src failed"
+done
 
 start=$(date +%s)
 {
@@ -41,13 +49,12 @@ start=$(date +%s)
 			real=$(readlink -f "$lib")
 			echo "file $lib $real 0755 0 0"
 		done
-	for s in "$TOP"/guest-image/guest/*.sh "$TOP"/perf-scripts/guest/*.sh \
-		"$TOP"/perf-scripts/record.sh; do
+	for s in "$TOP"/guest-image/guest/*.sh "$TOP"/perf-scripts/record.sh; do
 		[ -f "$s" ] && echo "file /scripts/${s##*/} $s 0755 0 0"
 	done
-	# static helpers built from perf-scripts/guest-tools/ (bench.py)
-	for t in "$BUILD"/guest-tools/*; do
-		[ -f "$t" ] && [ -x "$t" ] && echo "file /bin/${t##*/} $t 0755 0 0"
+	for src in "$TOP"/guest-image/tools/*.c; do
+		t=$BUILD/guest-tools/$(basename "$src" .c)
+		echo "file /bin/${t##*/} $t 0755 0 0"
 	done
 	echo "file /etc/passwd $TOP/guest-image/passwd 0644 0 0"
 } >"$list"

@@ -1,15 +1,10 @@
-# perf-scripts/bench.mk: rules for the bench, meant to be included by the
-# top Makefile (include perf-scripts/bench.mk).  bench.py builds the same
-# binaries itself when they are missing or older than their sources.
+# perf-scripts/bench.mk: the host-side bench tool, included by the top
+# Makefile.  The guest tools are built by guest-image/mkinitramfs.sh.
 BENCH_CFLAGS := -O2 -Wall -Wextra -Werror
 
 build/udpgen: perf-scripts/udpgen.c
 	@mkdir -p build
 	gcc $(BENCH_CFLAGS) -o $@ $< -lm
 
-build/guest-tools/benchtool: perf-scripts/guest-tools/benchtool.c
-	@mkdir -p build/guest-tools
-	gcc $(BENCH_CFLAGS) -static -o $@ $<
-
 .PHONY: bench-tools
-bench-tools: build/udpgen build/guest-tools/benchtool
+bench-tools: build/udpgen

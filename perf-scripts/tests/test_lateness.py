@@ -1,9 +1,7 @@
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import lateness  # noqa: E402
+import common  # noqa: F401 (sets the path)
+from idlebench import lateness
 
 SEL = ("          <idle>-0       [001] d....     {t:.6f}: sched_idle_select: cpu=1 "
        "timer_ns={timer} delta_tick_ns={timer} irq_ns={irq} irq=0 "

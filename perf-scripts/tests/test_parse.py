@@ -1,32 +1,19 @@
-"""Unit tests of perf-scripts/parse.py on the fixtures in fixtures/."""
+"""Unit tests of idlebench/parse.py on the fixtures in fixtures/."""
 import json
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-import parse  # noqa: E402
-
-FIX = os.path.join(HERE, "fixtures")
+from common import FIX, ParserTest, fx
+from idlebench import energy, parse
 
 
-def fx(name):
-    with open(os.path.join(FIX, name)) as f:
-        return f.read()
-
-
-class CyclictestTest(unittest.TestCase):
+class CyclictestTest(ParserTest):
     def test_merged_histogram(self):
-        r = parse.parse_cyclictest(fx("cyclictest.json"))
-        self.assertEqual(r["ct_min_us"], 10)
-        self.assertEqual(r["ct_max_us"], 150000)
-        self.assertAlmostEqual(r["ct_avg_us"], 767.5)
-        self.assertEqual(r["ct_samples"], 200)
-        self.assertEqual(r["ct_overflows"], 1)
-        self.assertEqual(r["ct_p99_us"], 300)
+        self.assertFields(parse.parse_cyclictest(fx("cyclictest.json")), {
+            "ct_min_us": 10, "ct_max_us": 150000, "ct_avg_us": 767.5, "ct_samples": 200,
+            "ct_overflows": 1, "ct_p99_us": 300})
 
     def test_p99_unknown_when_overflows_exceed_one_percent(self):
         d = json.loads(fx("cyclictest.json"))
@@ -35,12 +22,11 @@ class CyclictestTest(unittest.TestCase):
         self.assertIsNone(r["ct_p99_us"])
 
     def test_malformed(self):
-        with self.assertRaisesRegex(parse.ParseError, "bad-cyclictest.json: thread 0: missing"):
-            parse.parse_cyclictest(fx("bad-cyclictest.json"), "bad-cyclictest.json")
-        with self.assertRaisesRegex(parse.ParseError, "not JSON"):
-            parse.parse_cyclictest("{", "x.json")
-        with self.assertRaisesRegex(parse.ParseError, "no 'thread'"):
-            parse.parse_cyclictest("{}", "x.json")
+        self.assertRejects(parse.ParseError, parse.parse_cyclictest, [
+            (fx("bad-cyclictest.json"), "bad-cyclictest.json",
+             "bad-cyclictest.json: thread 0: missing"),
+            ("{", "x.json", "not JSON"),
+            ("{}", "x.json", "no 'thread'")])
 
 
 class TimehistTest(unittest.TestCase):
@@ -56,19 +42,17 @@ class TimehistTest(unittest.TestCase):
             parse.parse_timehist("Samples do not have callchains.\n", "th.txt")
 
 
-class StatesTest(unittest.TestCase):
+class StatesTest(ParserTest):
     def test_parse(self):
         s = parse.parse_states(fx("states.after"))
         self.assertEqual(s[(0, 2)], {"name": "C6", "usage": 55, "time": 55000,
                                      "above": 11, "below": 0})
 
     def test_malformed(self):
-        with self.assertRaisesRegex(parse.ParseError, r"bad.states:1: missing or bad field"):
-            parse.parse_states(fx("bad.states"), "bad.states")
-        with self.assertRaisesRegex(parse.ParseError, "not key=value"):
-            parse.parse_states("cpu=0 junk\n", "s")
-        with self.assertRaisesRegex(parse.ParseError, "no cpuidle states"):
-            parse.parse_states("", "s")
+        self.assertRejects(parse.ParseError, parse.parse_states, [
+            (fx("bad.states"), "bad.states", r"bad.states:1: missing or bad field"),
+            ("cpu=0 junk\n", "s", "not key=value"),
+            ("", "s", "no cpuidle states")])
 
 
 class InterruptsTest(unittest.TestCase):
@@ -100,9 +84,20 @@ class ModelTraceTest(unittest.TestCase):
         self.assertEqual(sel[0]["irq"], 30)
         self.assertEqual(sel[0]["latency_req_ns"], -1)
         model = parse.parse_model(fx("emu-model"))
-        # 1000 us in C6 (50 mW + 20 uJ), 10 us in C1 (1000 mW),
-        # 990 us active (2000 mW) over 2 ms: 2.06 mJ / 2 ms = 1030 mW
-        self.assertAlmostEqual(parse.oracle_power_mw(periods, span, model, 1), 1030.0, places=3)
+        # 1000 us in C6 (50 mW, exit 133 us at 2000 mW, 20 uJ), 10 us in C1
+        # (1000 mW, exit 2 us at 2000 mW), 990 us active (2000 mW) over 2 ms:
+        # (50 + 266 + 20) + (10 + 4) + 1980 uJ = 2.33 mJ / 2 ms = 1165 mW
+        self.assertAlmostEqual(energy.oracle_power_mw(periods, span, model, 1), 1165.0, places=3)
+
+    def test_oracle_charges_the_drivers_formula(self):
+        model = parse.parse_model(fx("emu-model"))
+        # the driver's emu_idle_entry_energy_pj() for 1 ms in C6: halted
+        # power, the exit latency at active power, the entry energy
+        self.assertEqual(energy.period_energy_pj(model, 3, 1e6), 1e6 * 50 + 133e3 * 2000 + 20e6)
+        self.assertEqual(energy.period_energy_pj(model, 0, 1e6), 1e6 * 2000)  # polling
+        self.assertEqual(energy.oracle_state(model, 599), 2)
+        self.assertEqual(energy.oracle_state(model, 600), 3)
+        self.assertEqual(energy.oracle_state(model, 1), 0)
 
     def test_trace_malformed(self):
         with self.assertRaisesRegex(parse.ParseError, "bad-trace.txt: cannot read trace line"):
@@ -111,32 +106,24 @@ class ModelTraceTest(unittest.TestCase):
             parse.parse_trace("  <idle>-0 [000] d.... 1.000000: cpu_idle: state=x cpu_id=0\n", "t")
 
 
-class IrqgenTest(unittest.TestCase):
+class IrqgenTest(ParserTest):
     STATS = ("source=0 cpu=0 irq=24 arrivals=100 woken=40 late_rearms=1 spurious=0 lat_min_ns=2000 "
              "lat_max_ns=150000 lat_sum_ns=1000000 hist=2000:50,4096:49,149504:1,\n"
              "source=1 cpu=1 irq=25 arrivals=0 woken=0 late_rearms=0 spurious=0 lat_min_ns=0 "
              "lat_max_ns=0 lat_sum_ns=0 hist=\n")
 
     def test_percentiles_from_merged_histogram(self):
-        m = parse.parse_irqgen(self.STATS)
-        self.assertEqual(m["dev_sources"], 2)
-        self.assertEqual(m["dev_arrivals"], 100)
-        self.assertEqual(m["dev_late_rearms"], 1)
-        self.assertEqual(m["dev_woken"], 40)
-        self.assertEqual(m["dev_lat_p50_us"], 2.0)
-        self.assertEqual(m["dev_lat_p99_us"], 4.096)
-        self.assertEqual(m["dev_lat_max_us"], 150.0)
-        self.assertAlmostEqual(m["dev_lat_mean_us"], 10.0)
+        self.assertFields(parse.parse_irqgen(self.STATS), {
+            "dev_sources": 2, "dev_arrivals": 100, "dev_late_rearms": 1, "dev_woken": 40,
+            "dev_lat_p50_us": 2.0, "dev_lat_p99_us": 4.096, "dev_lat_max_us": 150.0,
+            "dev_lat_mean_us": 10.0})
 
     def test_malformed(self):
-        with self.assertRaisesRegex(parse.ParseError, "histogram holds 99"):
-            parse.parse_irqgen(self.STATS.replace("49,", "48,"))
-        with self.assertRaisesRegex(parse.ParseError, "missing or bad field"):
-            parse.parse_irqgen("source=0 cpu=0 arrivals=x\n")
-        with self.assertRaisesRegex(parse.ParseError, "no arrival"):
-            parse.parse_irqgen(self.STATS.splitlines()[1])
-        with self.assertRaisesRegex(parse.ParseError, "no generator source"):
-            parse.parse_irqgen("")
+        self.assertRejects(parse.ParseError, parse.parse_irqgen, [
+            (self.STATS.replace("49,", "48,"), "s", "histogram holds 99"),
+            ("source=0 cpu=0 arrivals=x\n", "s", "missing or bad field"),
+            (self.STATS.splitlines()[1], "s", "no arrival"),
+            ("", "s", "no generator source")])
 
 
 class RunTest(unittest.TestCase):

@@ -1,10 +1,8 @@
-"""Unit tests of perf-scripts/stats.py against values from textbooks/scipy."""
-import os
-import sys
+"""Unit tests of idlebench/stats.py against values from textbooks/scipy."""
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import stats  # noqa: E402
+import common  # noqa: F401 (sets the path)
+from idlebench import stats
 
 
 class StatsTest(unittest.TestCase):

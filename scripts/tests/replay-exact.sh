@@ -19,15 +19,9 @@ min=${MIN_RECORDS:-2000}
 make -s -C "$top/idle-loop" >/dev/null || { echo "FAIL: building idle-loop/replay"; exit 1; }
 replay=$top/build/idle-loop/replay
 mkdir -p "$o"
-# the guest needs benchtool (built as perf-scripts/bench.py builds it),
-# so the image is built here unless INITRD names one
+# the guest needs benchtool (mkinitramfs.sh builds the guest tools), so
+# the image is built here unless INITRD names one
 if [ -z "$i" ]; then
-	bt=$top/build/guest-tools/benchtool src=$top/perf-scripts/guest-tools/benchtool.c
-	if [ ! -x "$bt" ] || [ -n "$(find "$src" -newer "$bt")" ]; then
-		mkdir -p "$(dirname "$bt")"
-		gcc -O2 -Wall -Wextra -Werror -static -o "$bt" "$src" ||
-			{ echo "FAIL: building benchtool"; exit 1; }
-	fi
 	i=$o/initramfs.cpio
 	"$top/guest-image/mkinitramfs.sh" "$i" >"$o/mkinitramfs.log" 2>&1 ||
 		{ echo "FAIL: guest-image/mkinitramfs.sh: $(tail -1 "$o/mkinitramfs.log")"; exit 1; }

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """lateness.py: how late timer wakeups arrive, from the patched kernel's
 own trace (sched_idle:sched_idle_select gives the next timer the idle
 loop was told about; power:cpu_idle gives when the CPU really woke up).
@@ -9,15 +8,13 @@ every idle period longer than the timer said: a bias that menu's
 correction factor learns and that our timer input does not.  The report
 shows it so that "too shallow" can be read for what it is.
 
-  python3 perf-scripts/lateness.py TRACE...
+  PYTHONPATH=perf-scripts python3 -m idlebench.lateness TRACE...
 """
 import bisect
-import os
-import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from parse import _TR, EXIT_STATE as _EXIT  # noqa: E402
+from . import trace
+
 # a select whose idle period starts later than this is not paired
 _PAIR_S = 0.001
 
@@ -25,31 +22,19 @@ _PAIR_S = 0.001
 def analyze(text):
     """{'selects': n, 'overdue': n with timer_ns == 0, 'late_us': sorted
     [actual idle - timer, µs] of non-polling entries the timer won}."""
-    sel, per, open_ = {}, {}, {}
+    sel, idle = {}, trace.IdlePeriods()
     n = overdue = 0
-    for line in text.splitlines():
-        m = _TR.search(line)
-        if not m:
-            continue
-        cpu, ts, ev, rest = int(m.group(1)), float(m.group(2)), m.group(3), m.group(4)
+    for cpu, ts, ev, f in trace.events(text, strict=False):
         if ev == "sched_idle_select":
-            kv = dict(w.split("=", 1) for w in rest.split() if "=" in w)
-            try:
-                timer, irq, st = int(kv["timer_ns"]), int(kv["irq_ns"]), int(kv["state"])
-            except (KeyError, ValueError):
+            timer, irq, st = f.get("timer_ns"), f.get("irq_ns"), f.get("state")
+            if not all(isinstance(x, int) for x in (timer, irq, st)):
                 continue
             n += 1
             overdue += timer == 0
             sel.setdefault(cpu, []).append((ts, timer, irq, st))
-        elif ev == "cpu_idle":
-            s = re.search(r"state=(\d+)", rest)
-            if not s:
-                continue
-            if int(s.group(1)) == _EXIT:
-                if cpu in open_:
-                    per.setdefault(cpu, []).append((open_.pop(cpu), ts))
-            else:
-                open_[cpu] = ts
+        elif ev == "cpu_idle" and isinstance(f.get("state"), int):
+            idle.add(cpu, ts, f["state"])
+    per = idle.periods
     late = []
     for cpu, ss in sel.items():
         ps = per.get(cpu, [])

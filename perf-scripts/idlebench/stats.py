@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """stats.py: small statistics for the bench report, standard library only.
 
 mean, sample standard deviation, 95% confidence interval of the mean

@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 """cost.py: selection cost per idle entry and cost per interrupt from a
-function_graph trace (the "cost" cells of bench.py).
+function_graph trace (the "cost" cells of the bench, plan.py).
 
 The guest boots with the function_graph tracer limited to a few functions
 (ftrace_filter= and ftrace_graph_filter= the same list, max depth 1) and
@@ -9,7 +8,7 @@ shift=0 guest time advances one nanosecond per instruction, so each
 duration is an instruction count (plus the tracer's own entry/exit
 hooks, the same for every traced call).
 
-  python3 perf-scripts/cost.py TRACE.txt [FUNC,FUNC...]   # JSON summary
+  PYTHONPATH=perf-scripts python3 -m idlebench.cost TRACE.txt [FUNC,FUNC...]   # JSON summary
 
 Standard library only.
 """
@@ -17,11 +16,13 @@ import json
 import re
 import sys
 
+from . import trace
+
 # functions that together do what a governor's select (+ reflect) does,
 # per configuration; IRQ_FUNC is the per-interrupt path where the patched
 # kernel pushes its timings stamp (record_irq_time()).
 IRQ_FUNC = "__handle_irq_event_percpu"
-# where bench.py's cost cells leave the trace, under CELL/results/
+# where the cost cells leave the trace, under CELL/results/
 COST_TRACE = "block/trace.txt"
 SELECT_FUNCS = {
     "menu": ["menu_select", "menu_reflect"],
@@ -31,7 +32,6 @@ SELECT_FUNCS = {
 SELECT_FUNCS["sched-rfc"] = SELECT_FUNCS["sched"]
 
 _LINE = re.compile(r"^\s*(\d+)\)\s+(?:[+!#*@$]\s*)?(?:(\d+\.\d+) us\s+)?\|\s*(.*?)\s*$")
-_EVENT = re.compile(r"/\* (\w+): (.*?) \*/")
 
 
 def funcs_for(config):
@@ -48,17 +48,14 @@ def parse_trace(text):
         if not m:
             continue
         cpu, dur, body = int(m.group(1)), m.group(2), m.group(3)
-        ev = _EVENT.search(body)
+        ev = trace.comment_event(body)
         if ev:
-            name, args = ev.groups()
+            name, f = ev
             if name == "cpu_idle":
-                st = re.search(r"state=(\d+)", args)
-                if st and int(st.group(1)) != 4294967295:
+                if isinstance(f.get("state"), int) and f["state"] != trace.EXIT_STATE:
                     idle += 1
-            elif name == "irq_handler_entry" and open_.get(cpu):
-                n = re.search(r"name=(\S+)", args)
-                if n:
-                    open_[cpu][-1][1] = n.group(1)
+            elif name == "irq_handler_entry" and open_.get(cpu) and "name" in f:
+                open_[cpu][-1][1] = str(f["name"])
             continue
         fm = re.match(r"([\w.]+)\(\)\s*(;|\{)", body)
         if fm:

@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 """parse.py: turn one bench run (one workload of one boot) into numbers.
 
-Reads what perf-scripts/guest/bench.sh wrote into RESULTS/NAME/ and what
-bench.py added on the host (sched-timehist.txt), returns a flat dict of
+Reads what guest-image/guest/bench.sh wrote into RESULTS/NAME/ and what
+launch.py added on the host (sched-timehist.txt), returns a flat dict of
 metrics.  Every parser raises ParseError with the file name and the reason
 on malformed input; nothing is guessed.
 
-    python3 perf-scripts/parse.py RESULTS_DIR/NAME   # prints the JSON
+    PYTHONPATH=perf-scripts python3 -m idlebench.parse RESULTS_DIR[/NAME]  # JSON
 """
 import json
 import math
@@ -14,9 +13,9 @@ import os
 import re
 import sys
 
-
-class ParseError(Exception):
-    """Malformed or missing input, with the file it came from."""
+from . import energy, trace
+from .energy import parse_model
+from .trace import ParseError, rows
 
 
 def _read(path):
@@ -115,30 +114,12 @@ def parse_timehist(text, src="sched-timehist.txt"):
 
 
 # ------------------------------------------------------------ key=value files
-def _kv_line(line, src, lineno):
-    out = {}
-    for word in line.split():
-        if "=" not in word:
-            raise ParseError(f"{src}:{lineno}: '{word}' is not key=value")
-        k, v = word.split("=", 1)
-        out[k] = v
-    return out
-
-
 def parse_states(text, src="states"):
     """bench.sh .states: {(cpu, state): {name, usage, time, above, below}}"""
-    out = {}
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        kv = _kv_line(line, src, i)
-        try:
-            key = (int(kv["cpu"]), int(kv["state"]))
-            out[key] = {"name": kv["name"]}
-            for f in ("usage", "time", "above", "below"):
-                out[key][f] = int(kv[f])
-        except (KeyError, ValueError) as e:
-            raise ParseError(f"{src}:{i}: missing or bad field ({e})") from None
+    def row(kv):
+        return (int(kv["cpu"]), int(kv["state"])), dict(
+            name=kv["name"], **{f: int(kv[f]) for f in ("usage", "time", "above", "below")})
+    out = dict(rows(text, src, row))
     if not out:
         raise ParseError(f"{src}: no cpuidle states (no idle driver?)")
     return out
@@ -146,37 +127,11 @@ def parse_states(text, src="states"):
 
 def parse_cpu_kv(text, src):
     """cpuidle_emu stats / sched_idle stats: {cpu: {key: int}}"""
-    out = {}
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        kv = _kv_line(line, src, i)
-        try:
-            cpu = int(kv.pop("cpu"))
-            out[cpu] = {k: int(v) for k, v in kv.items()}
-        except (KeyError, ValueError) as e:
-            raise ParseError(f"{src}:{i}: missing or bad field ({e})") from None
+    def row(kv):
+        return int(kv.pop("cpu")), {k: int(v) for k, v in kv.items()}
+    out = dict(rows(text, src, row))
     if not out:
         raise ParseError(f"{src}: empty")
-    return out
-
-
-def parse_model(text, src="emu-model"):
-    """cpuidle_emu/model: list of {name, exit_us, residency_us, power_mw, entry_uj}"""
-    out = []
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        kv = _kv_line(line, src, i)
-        try:
-            out.append({"name": kv["name"], "exit_us": float(kv["exit_us"]),
-                        "residency_us": float(kv["residency_us"]),
-                        "power_mw": float(kv["power_mw"]),
-                        "entry_uj": float(kv["entry_uj"])})
-        except (KeyError, ValueError) as e:
-            raise ParseError(f"{src}:{i}: missing or bad field ({e})") from None
-    if not out:
-        raise ParseError(f"{src}: empty model")
     return out
 
 
@@ -206,72 +161,21 @@ def parse_interrupts(text, src="interrupts"):
 
 
 # ------------------------------------------------------------------- tracefs
-_TR = re.compile(r"\[(\d+)\].*?\s(\d+\.\d+):\s+(\w+):\s+(.*)$")
-EXIT_STATE = 4294967295
-
-
 def parse_trace(text, src="trace.txt"):
-    """tracefs text: ({cpu: [(t_enter_s, t_exit_s, state)]}, [sched_idle_select dicts],
-    (first_ts, last_ts))"""
-    periods, open_ = {}, {}
+    """tracefs text: ({cpu: [(t_enter_s, t_exit_s, state)]}, [sched_idle_select
+    fields], (first_ts, last_ts))"""
+    idle = trace.IdlePeriods()
     sel = []
     first = last = None
-    for line in text.splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        m = _TR.search(line)
-        if not m:
-            raise ParseError(f"{src}: cannot read trace line: {line[:100]}")
-        ts, ev, rest = float(m.group(2)), m.group(3), m.group(4)
+    for _cpu, ts, ev, f in trace.events(text, src):
         first = ts if first is None else first
         last = ts
         if ev == "cpu_idle":
-            kv = dict(w.split("=", 1) for w in rest.split() if "=" in w)
-            try:
-                state, cpu = int(kv["state"]), int(kv["cpu_id"])
-            except (KeyError, ValueError):
-                raise ParseError(f"{src}: bad cpu_idle event: {line[:100]}") from None
-            if state == EXIT_STATE:
-                if cpu in open_:
-                    t0, st = open_.pop(cpu)
-                    periods.setdefault(cpu, []).append((t0, ts, st))
-            else:
-                open_[cpu] = (ts, state)
+            cpu, state = trace.idle_state(f, src)
+            idle.add(cpu, ts, state)
         elif ev == "sched_idle_select":
-            kv = {}
-            for w in rest.split():
-                if "=" in w:
-                    k, v = w.split("=", 1)
-                    try:
-                        kv[k] = int(v)
-                    except ValueError:
-                        kv[k] = v
-            sel.append(kv)
-    return periods, sel, (first, last)
-
-
-def oracle_power_mw(periods, span, model, ncpu):
-    """Average power (mW, summed over CPUs) of an oracle that knows each
-    real idle period: the deepest state whose target residency fits, for
-    the whole period; active power (the POLL state's) outside idle."""
-    first, last = span
-    if first is None or last is None or last <= first:
-        return None
-    dur = last - first
-    p_active = model[0]["power_mw"]
-    total_nj = 0.0
-    for cpu in range(ncpu):
-        idle_s = 0.0
-        for t0, t1, _st in periods.get(cpu, []):
-            length_us = (t1 - t0) * 1e6
-            best = model[0]
-            for st in model:
-                if st["residency_us"] <= length_us:
-                    best = st
-            total_nj += best["power_mw"] * (t1 - t0) * 1e6 + best["entry_uj"] * 1e3
-            idle_s += t1 - t0
-        total_nj += p_active * max(0.0, dur - idle_s) * 1e6
-    return total_nj / (dur * 1e9) * 1e3  # nJ / ns = W -> mW
+            sel.append(f)
+    return idle.periods, sel, (first, last)
 
 
 # ------------------------------------------------------------------ one run
@@ -362,14 +266,11 @@ def parse_run(d, model=None, ncpu=None):
     eb, ea = os.path.join(d, "before.emu"), os.path.join(d, "after.emu")
     if os.path.exists(eb) and os.path.exists(ea):
         b, a2 = parse_cpu_kv(_read(eb), eb), parse_cpu_kv(_read(ea), ea)
-        de = sum(a2[c]["energy_nj"] - b[c]["energy_nj"] for c in a2)
-        dt = sum(a2[c]["elapsed_ns"] - b[c]["elapsed_ns"] for c in a2) / len(a2)
-        m["energy_mj"] = de / 1e6
-        m["power_mw"] = de / dt * 1e3 if dt > 0 else None
+        m["energy_mj"], m["power_mw"] = energy.measured_power(b, a2)
     tr = os.path.join(d, "trace.txt")
     if os.path.exists(tr) and model:
         periods, sel, span = parse_trace(_read(tr), tr)
-        m["oracle_power_mw"] = oracle_power_mw(periods, span, model, ncpu)
+        m["oracle_power_mw"] = energy.oracle_power_mw(periods, span, model, ncpu)
         if sel:
             # which input won is taken from the kernel's own counters
             # (sched_idle stats), not re-derived from the event fields
@@ -400,13 +301,14 @@ def parse_run(d, model=None, ncpu=None):
     return m
 
 
+def parse_info(path):
+    """bench.sh's bench-info: {key: value} (kernel, cpus, workloads, ...)."""
+    return dict(ln.split("=", 1) for ln in _read(path).splitlines() if "=" in ln)
+
+
 def parse_cell(results):
     """Every workload of one boot: {workload: metrics}, plus 'info'."""
-    info = {}
-    for line in _read(os.path.join(results, "bench-info")).splitlines():
-        if "=" in line:
-            k, v = line.split("=", 1)
-            info[k] = v
+    info = parse_info(os.path.join(results, "bench-info"))
     model = None
     mp = os.path.join(results, "emu-model")
     if os.path.exists(mp):
@@ -421,11 +323,11 @@ def parse_cell(results):
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: parse.py RESULTS_DIR | RESULTS_DIR/WORKLOAD")
+        sys.exit("usage: python3 -m idlebench.parse RESULTS_DIR | RESULTS_DIR/WORKLOAD")
     try:
         p = sys.argv[1]
         r = parse_cell(p) if os.path.exists(os.path.join(p, "bench-info")) else parse_run(p)
     except ParseError as e:
-        sys.exit(f"parse.py: {e}")
+        sys.exit(f"idlebench.parse: {e}")
     json.dump(r, sys.stdout, indent=1, default=str)
     print()

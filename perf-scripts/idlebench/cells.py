@@ -1,0 +1,121 @@
+"""A bench directory and its cells: one boot each, one directory each.
+
+    BENCH/cells/CELL/        console.log, qemu.cmd, verdict, meta.json,
+                             parsed.json (the numbers, without meta),
+                             results/WORKLOAD/ (raw data)
+    BENCH/cells/CELL.run/    a cell being run; renamed to CELL when done
+
+A cell is written under CELL.run/ and renamed in one step; JSON files are
+written to a temporary name and renamed (atomic_write), so a full disk or
+a kill leaves the earlier cell as it was.  meta.json is written once, and
+a cell whose verdict is PASS, whose parsed.json exists and whose meta
+matches what would run now (workloads, windows, seed, kernel image) is
+not run again (done())."""
+import glob
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Cell:
+    config: str
+    vcpus: int
+    repeat: int
+    mode: str                   # icount, real or cost
+    works: list                 # [(workload, seconds)]
+    seed: int = None            # bench.sh set.seed; the repeat unless given
+    name: str = field(init=False)
+
+    def __post_init__(self):
+        if self.seed is None:
+            self.seed = self.repeat
+        self.name = f"{self.config}-{self.vcpus}cpu-{self.mode}-r{self.repeat}"
+
+
+def atomic_write(path, text):
+    """Write path in one rename; on an error (a full disk) no .tmp stays."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+_SHA = {}
+
+
+def kernel_id(path):
+    """sha256 of a kernel image (cached per process)."""
+    if path not in _SHA:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _SHA[path] = h.hexdigest()
+    return _SHA[path]
+
+
+def read_json(path):
+    """The JSON of path, or None when it is missing or unreadable."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def done(d, cell, kernel):
+    """PASS, parsed, and run with the same workloads, seed and kernel image."""
+    meta = read_json(os.path.join(d, "meta.json"))
+    return bool(meta) and meta.get("verdict", "").startswith("PASS") and \
+        os.path.exists(os.path.join(d, "parsed.json")) and \
+        meta.get("workloads") == dict(cell.works) and meta.get("seed") == cell.seed and \
+        meta.get("kernel_sha256") == kernel_id(kernel)
+
+
+def finish(work, final, meta, parsed):
+    """Write the verdict, parsed.json and meta.json into work, then put
+    work in final's place in one rename."""
+    with open(os.path.join(work, "verdict"), "w") as f:
+        f.write(meta["verdict"] + "\n")
+    if parsed is not None:
+        atomic_write(os.path.join(work, "parsed.json"), json.dumps(parsed, default=str))
+    atomic_write(os.path.join(work, "meta.json"), json.dumps(meta, indent=1))
+    if os.path.exists(final):
+        shutil.rmtree(final)
+    os.replace(work, final)
+
+
+def files(bench, name):
+    """(cell directory, JSON of its file name) of every finished cell of a
+    bench directory that has a readable one."""
+    for d in sorted(glob.glob(os.path.join(bench, "cells", "*"))):
+        if d.endswith(".run") or not os.path.isdir(d):
+            continue
+        j = read_json(os.path.join(d, name))
+        if j is not None:
+            yield d, j
+
+
+def load(bench):
+    """Every finished cell: [(directory, meta, parsed or None)]; parsed is
+    None for a failed cell.  meta is also available as parsed["meta"]."""
+    out = []
+    for d, meta in files(bench, "meta.json"):
+        p = read_json(os.path.join(d, "parsed.json")) \
+            if meta.get("verdict", "").startswith("PASS") else None
+        if p is not None:
+            p["meta"] = meta
+        out.append((d, meta, p))
+    return out

@@ -1,0 +1,46 @@
+"""The table of configurations: which kernel, which boot arguments, what
+the guest must report to prove the configuration took effect, and where
+in the matrix it runs.  Every other module takes a configuration's facts
+from CONFIGS."""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    kernel: str                 # image under the kernels directory
+    args: str = ""              # kernel command line words
+    governor: str = None        # current_governor the guest must report
+    expect: str = None          # a console line that proves the configuration
+    guest_sets: tuple = ()      # bench.sh set.KEY=VALUE words
+    vcpus: tuple = (1, 2, 4)    # vCPU counts the full matrix runs it on
+    default: bool = True        # in a run without --configs
+    quick: bool = False         # in --quick
+    quick_cost: bool = False    # in --quick's cost stage
+
+
+CONFIGS = {c.name: c for c in (
+    Config("menu", "stock.bzImage", "cpuidle.governor=menu", governor="menu",
+           quick=True, quick_cost=True),
+    Config("teo", "stock.bzImage", "cpuidle.governor=teo", governor="teo", quick=True),
+    Config("sched", "patched.bzImage", expect="interrupt rule adaptive",
+           quick=True, quick_cost=True),
+    # the RFC-baseline predictor of the series (sched_idle_rule=); 2 vCPUs
+    # only in the full matrix (perf-scripts/README.md "Budget")
+    Config("sched-rfc", "patched.bzImage", "sched_idle_rule=rfc",
+           expect="interrupt rule rfc", vcpus=(2, 4)),
+    # The debug build of the patched kernel (lockdep, KASAN, UBSAN, ...):
+    # scripts/test-robust.sh runs every workload on it once, for splats,
+    # not numbers.  no5lvl: 4-level paging, because with QEMU's LA57 an
+    # interrupt during identify_cpu() gets a false KASAN wild-memory-access
+    # (upstream bug, fixed after 6.12).  Its built-in rcutorture starts at
+    # boot: without the boost test (it failed once under TCG, "rtbf: 1")
+    # and the forward-progress flood, as in scripts/test-robust.sh.
+    # set.perf=0: perf sched record switches tracepoints on at run time,
+    # patching kernel text under the other vCPUs; under multi-threaded TCG
+    # that crashed a debug boot in __schedule (int3 Oops).
+    Config("sched-debug", "patched-debug.bzImage",
+           "no5lvl rcutorture.test_boost=0 rcutorture.fwd_progress=0",
+           expect="interrupt rule adaptive", guest_sets=("set.perf=0",), default=False),
+)}
+DEFAULT_CONFIGS = [n for n, c in CONFIGS.items() if c.default]

@@ -1,0 +1,252 @@
+"""Launching one cell: its kernel command line and QEMU devices, the host
+traffic it needs, guest-image/run-qemu.sh (boot, collect, judge), then
+the host-side post-processing and the cell's files (cells.finish)."""
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+from . import cells, cost, parse
+from .configs import CONFIGS
+from .workloads import TOP
+
+RUN_QEMU = os.path.join(TOP, "guest-image", "run-qemu.sh")
+# The NICs of a cell with host traffic: MAC, guest address, the UDP port
+# the host forwards into it (udpgen sends to 127.0.0.1:PORT).
+NICS = (("52:54:00:00:be:01", "10.0.2.15", 5001), ("52:54:00:00:be:02", "10.0.3.15", 5002))
+PORTS = [n[2] for n in NICS]
+# every boot: 8 HPET comparators for the generator (QEMU's default is 3;
+# the guest reads the count from the HPET itself, not from ACPI)
+HPET_QEMU = ["-global", "hpet.timers=8"]
+# Boot words of every measurement boot.  hpet=disable: the HPET is left to
+# the generator (and the RTC gets IRQ 8).  trace_event=: the events are
+# enabled at boot, before the other CPUs come up, and only tracing_on is
+# toggled around each window: flipping their static keys at run time
+# patches kernel text under the other vCPUs' feet, which has crashed
+# multi-threaded TCG guests (guest-image/README.md).  A kernel without
+# sched_idle ignores those.  irq_predict:*: the predictor's exact inputs
+# and answers, for an exact replay in idle-loop/.
+COMMON_ARGS = ("hpet=disable trace_event=power:cpu_idle,irq:irq_handler_entry,"
+               "sched_idle:sched_idle_select,irq_predict:irq_predict_stamp,"
+               "irq_predict:irq_predict_forget,irq_predict:irq_predict_next")
+# real time only: multi-threaded TCG trips the clocksource watchdog, the
+# TSC is marked unstable and the emulated driver's exit spin can stall a
+# CPU; under -icount the option hangs the early boot
+REAL_ARGS = "tsc=reliable"
+CMDLINE_MAX = 2048  # x86 COMMAND_LINE_SIZE
+
+
+class LaunchError(Exception):
+    """A cell that cannot be started as asked (one line for the user)."""
+
+
+@dataclass
+class Setup:
+    """What every cell of a run shares."""
+    workloads: dict
+    kernels: str            # directory of the kernel images
+    initrd: str
+    disk: str               # the block workload's disk image
+    udpgen: str
+    shift: int = 0
+
+
+def cost_args(config):
+    fl = ",".join(cost.funcs_for(config))
+    return ("hpet=disable trace_event=power:cpu_idle,irq:irq_handler_entry "
+            f"ftrace=function_graph ftrace_filter={fl} ftrace_graph_filter={fl} "
+            "ftrace_graph_max_depth=1")
+
+
+def guest_words(cell, s):
+    """bench.sh's arguments (init passes guest.args, ':'-separated)."""
+    ws = [s.workloads[n] for n, _ in cell.works]
+    if cell.mode == "cost":
+        words = ["set.perf=0"]
+    else:
+        words = list(CONFIGS[cell.config].guest_sets) + [f"set.seed={cell.seed}"]
+    if any(w.traffic for w in ws):
+        words += [f"nic={mac.replace(':', '-')},{addr}/24" for mac, addr, _ in NICS]
+    for w, (_, secs) in zip(ws, cell.works):
+        words += w.guest_words(secs, PORTS)
+    return words
+
+
+def kernel_cmdline(cell, s):
+    cfg = CONFIGS[cell.config]
+    head = cost_args(cell.config) if cell.mode == "cost" else COMMON_ARGS
+    words = [head, cfg.args, "guest.args=" + ":".join(guest_words(cell, s))]
+    if cell.mode == "real":
+        words.append(REAL_ARGS)
+    line = " ".join(w for w in words if w)
+    # run-qemu.sh adds its own ~150 characters
+    if len(line) + 150 > CMDLINE_MAX:
+        raise LaunchError(f"cell {cell.name}: the kernel command line would be {len(line) + 150} "
+                          f"bytes, over the kernel's {CMDLINE_MAX}: run fewer workloads per boot")
+    return line
+
+
+def qemu_devices(cell, s):
+    ws = [s.workloads[n] for n, _ in cell.works]
+    dev = list(HPET_QEMU)
+    # the disk only when a workload reads it: its reads (the partition scan
+    # at boot included) complete in host time, so a boot with a disk is
+    # not deterministic under -icount (scripts/tests/determinism.sh)
+    if any(w.blk_period_us for w in ws):
+        dev += ["-drive", f"if=none,id=bd0,format=raw,file={s.disk},readonly=on",
+                "-device", "virtio-blk-pci,drive=bd0"]
+    if any(w.traffic for w in ws):
+        for i, (mac, addr, port) in enumerate(NICS):
+            net = addr.rsplit(".", 1)[0] + ".0/24"
+            dev += ["-netdev", f"user,id=n{i},net={net},hostfwd=udp:127.0.0.1:{port}-{addr}:{port}",
+                    "-device", f"virtio-net-pci,netdev=n{i},mac={mac}"]
+    return dev
+
+
+def run_qemu_cmd(cell, s, work):
+    cfg = CONFIGS[cell.config]
+    cmd = [RUN_QEMU, "-k", os.path.join(s.kernels, cfg.kernel), "-i", s.initrd, "-o", work,
+           "-c", str(cell.vcpus), "-d", "cpuidle_emu", "-r", "bench"]
+    if cfg.governor:
+        cmd += ["-g", cfg.governor]
+    if cfg.expect:
+        cmd += ["-e", cfg.expect]
+    if cell.mode != "real":
+        cmd += ["-I", str(s.shift)]
+    # generous: icount costs up to ~10 s of wall time per guest second;
+    # -icount: OVMF prints nothing for minutes when the host is loaded
+    budget = 120 + sum(secs for _, secs in cell.works) * (6 if cell.mode == "real" else 25)
+    quiet = 120 if cell.mode == "real" else 300
+    return cmd + ["-a", kernel_cmdline(cell, s), "-x", " ".join(qemu_devices(cell, s)),
+                  "-t", str(budget + 180), "-q", str(quiet)]
+
+
+class Traffic(threading.Thread):
+    """Follows the console; on 'bench-sync: start NAME SECS' starts udpgen
+    with that workload's traffic, its output in log_fmt.format(NAME)."""
+
+    def __init__(self, console, s, log_fmt):
+        super().__init__()
+        self.console, self.s, self.log_fmt = console, s, log_fmt
+        self.stop = threading.Event()
+
+    def _start(self, name, secs, procs):
+        tr = self.s.workloads[name].traffic
+        if tr:
+            with open(self.log_fmt.format(name), "w") as lf:
+                procs.append(subprocess.Popen(
+                    [self.s.udpgen] + tr.udpgen_args(PORTS) + ["-d", str(secs + 3)],
+                    stdout=lf, stderr=subprocess.STDOUT))
+
+    def run(self):
+        seen, pos, procs = set(), 0, []
+        while not self.stop.is_set():
+            try:
+                with open(self.console, "rb") as f:
+                    f.seek(pos)
+                    chunk = f.read()
+            except OSError:
+                chunk = b""
+            nl = chunk.rfind(b"\n")
+            if nl >= 0:
+                pos += nl + 1
+                for m in re.finditer(r"bench-sync: start (\w+) (\d+)",
+                                     chunk[:nl].decode("utf-8", "replace")):
+                    if m.group(1) not in seen:
+                        seen.add(m.group(1))
+                        self._start(m.group(1), int(m.group(2)), procs)
+            time.sleep(0.1)
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+
+
+def host_perf(results, works):
+    """perf sched latency/timehist of each workload's perf.data, on the host."""
+    for name, _ in works:
+        d = os.path.join(results, name)
+        pd = os.path.abspath(os.path.join(d, "perf.data"))
+        if not os.path.exists(pd):
+            continue
+        for sub, out in (("timehist", "sched-timehist.txt"), ("latency", "sched-latency.txt")):
+            with open(os.path.join(d, out), "w") as f:
+                subprocess.run(["perf", "sched", sub, "-i", pd], stdout=f,
+                               stderr=subprocess.DEVNULL, cwd=d)
+
+
+def summarize_cost(res, config):
+    """(parsed, None) of a cost cell's trace, or (None, why it failed)."""
+    tr = os.path.join(res, cost.COST_TRACE)
+    try:
+        with open(tr, errors="replace") as f:
+            c = cost.summarize(cost.parse_trace(f.read()), config)
+        info = parse.parse_info(os.path.join(res, "bench-info"))
+    except (OSError, parse.ParseError) as e:
+        return None, f"FAIL: cost: {e}"
+    if not c["idle_entries"] or not any(d["n"] for fn, d in c["funcs"].items()
+                                        if fn != cost.IRQ_FUNC):
+        return None, f"FAIL: cost: no idle entries or no traced selection call in {tr}"
+    return {"cost": c, "runs": {}, "info": info}, None
+
+
+def collect(cell, final, res):
+    """Host-side post-processing of a PASS cell: (parsed, None) or (None, verdict)."""
+    for name, _ in cell.works:
+        g = final + f".udpgen-{name}.log"
+        if os.path.exists(g):
+            shutil.move(g, os.path.join(res, name, "udpgen.log"))
+    if cell.mode == "cost":
+        return summarize_cost(res, cell.config)
+    host_perf(res, cell.works)
+    try:
+        return parse.parse_cell(res), None
+    except parse.ParseError as e:
+        return None, f"FAIL: parse: {e}"
+
+
+def read_verdict(work, out):
+    try:
+        with open(os.path.join(work, "verdict")) as f:
+            return f.read().strip()
+    except OSError:
+        return f"FAIL: run-qemu.sh gave no verdict: {out.strip()[-200:]}"
+
+
+def run(cell, s, cells_dir):
+    """Boot one cell; returns its meta.  A full disk raises LaunchError:
+    every later cell would fail the same way."""
+    final = os.path.join(cells_dir, cell.name)
+    work = final + ".run"
+    cmd = run_qemu_cmd(cell, s, work)
+    shutil.rmtree(work, ignore_errors=True)
+    traffic = None
+    if cell.mode == "real":
+        os.makedirs(work, exist_ok=True)
+        traffic = Traffic(os.path.join(work, "console.log"), s, final + ".udpgen-{}.log")
+        traffic.start()
+    t0 = time.time()
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if traffic:
+        traffic.stop.set()
+        traffic.join()
+    wall = time.time() - t0
+    verdict = read_verdict(work, r.stdout)
+    if "file system full" in verdict:
+        raise LaunchError(f"cell {cell.name}: {verdict}; earlier cells in {cells_dir} untouched")
+    parsed = None
+    if verdict.startswith("PASS"):
+        parsed, failed = collect(cell, final, os.path.join(work, "results"))
+        verdict = failed or verdict
+    kernel = os.path.join(s.kernels, CONFIGS[cell.config].kernel)
+    meta = {"cell": cell.name, "config": cell.config, "vcpus": cell.vcpus,
+            "kernel_sha256": cells.kernel_id(kernel),
+            "repeat": cell.repeat, "seed": cell.seed, "mode": cell.mode,
+            "shift": s.shift if cell.mode != "real" else None,
+            "workloads": dict(cell.works), "verdict": verdict, "wall_s": round(wall, 1),
+            "console": os.path.join(final, "console.log"), "qemu_cmd": " ".join(cmd)}
+    cells.finish(work, final, meta, parsed)
+    return meta

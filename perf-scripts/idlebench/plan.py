@@ -1,0 +1,77 @@
+"""The cells of a run and their wall-time estimate.
+
+The full matrix (perf-scripts/README.md "Budget") is shortened in two
+places: configurations run only on their Config.vcpus, and real-time
+cells only on REAL_VCPUS for REAL_REPEATS repeats.  A matrix shaped by
+hand (--configs, --vcpus, --repeats or --seeds) is run as asked."""
+from dataclasses import dataclass
+
+from . import cost
+from .cells import Cell
+from .configs import CONFIGS
+
+REAL_REPEATS, REAL_VCPUS = 3, (2,)
+# the cost stage: one -icount boot per configuration on COST_VCPUS
+COST_WORKLOAD, COST_VCPUS = cost.COST_TRACE.split("/")[0], 2
+
+
+@dataclass
+class Request:
+    configs: list
+    vcpus: list
+    works: list                 # workload names
+    repeats: int
+    timing: str = "mixed"       # mixed, real or icount (Workload.mode)
+    seconds: int = None         # every window, instead of the workload's
+    seeds: list = None          # one per repeat; default the repeat number
+    quick: bool = False
+    shaped: bool = False        # --vcpus, --repeats or --seeds given
+    configs_given: bool = False
+    cost: str = "on"            # on, off or only
+
+
+def plan(req, workloads):
+    """The cells of a run, in order: measurement cells per repeat, then the
+    cost stage."""
+    full = not req.quick and not req.shaped
+    cells = []
+    for rep in range(1, 0 if req.cost == "only" else req.repeats + 1):
+        for mode in ("icount", "real"):
+            ws = [(w, req.seconds or (1 if req.quick else workloads[w].seconds))
+                  for w in req.works if workloads[w].mode(req.timing) == mode]
+            if not ws or (mode == "real" and full and rep > REAL_REPEATS):
+                continue
+            for c in req.configs:
+                for v in req.vcpus:
+                    if v not in CONFIGS[c].vcpus and not req.configs_given:
+                        continue
+                    if mode == "real" and full and v not in REAL_VCPUS:
+                        continue
+                    cells.append(Cell(c, v, rep, mode, ws,
+                                      req.seeds[rep - 1] if req.seeds else None))
+    if req.cost != "off":
+        secs = req.seconds or (1 if req.quick else 2)
+        for c in req.configs:
+            if req.quick and not req.configs_given and not CONFIGS[c].quick_cost:
+                continue
+            cells.append(Cell(c, COST_VCPUS, 1, "cost", [(COST_WORKLOAD, secs)]))
+    return cells
+
+
+# Wall-time model of one cell (seconds), fitted on this machine's logs: a
+# boot, then per workload a fixed cost and a cost per guest second.
+def estimate(cell):
+    v = cell.vcpus
+    if cell.mode == "real":
+        return 30 + sum(2 + 1.2 * s for _, s in cell.works)
+    per_s = 3.0 * v
+    fixed = 8 if cell.mode == "cost" else 20
+    return 36 + 12 * v + sum(fixed + per_s * s for _, s in cell.works)
+
+
+def estimate_total(cells, jobs):
+    """-icount cells longest first on `jobs` workers, then real-time ones alone."""
+    workers = [0.0] * max(1, jobs)
+    for e in sorted((estimate(c) for c in cells if c.mode != "real"), reverse=True):
+        workers[workers.index(min(workers))] += e
+    return max(workers) + sum(estimate(c) for c in cells if c.mode == "real")

@@ -1,0 +1,92 @@
+"""docs/results.md and docs/plots/*.png from a bench directory's cells.
+
+Every number in the report comes from a parsed run (cells/*/parsed.json);
+a configuration without runs shows as "not run", a failed cell is listed
+with its console log.  tables.py, plots.py and prose.py write the parts;
+this module groups the runs and puts the document together."""
+import os
+
+from .. import cells, cost
+from ..cells import atomic_write, read_json
+from . import plots, prose, tables
+from .tables import CONFIGS
+
+
+def load(bench, workloads, costs=None):
+    """runs {(workload, vcpus): {config: [metrics]}}, failed cells' metas;
+    the cost stage's summaries go to costs {config: summary} when given.
+    A workload run in another timing mode than its own is its own group
+    (NAME@MODE): runs of different modes are never pooled."""
+    runs, failed = {}, []
+    for d, meta, p in cells.load(bench):
+        if p is None:
+            failed.append(meta)
+            continue
+        if meta["mode"] == "cost":
+            if costs is not None:
+                # the trace is the source of truth: summarize it again, so a
+                # newer cost.py applies to old cells too
+                tr = os.path.join(d, "results", cost.COST_TRACE)
+                if os.path.exists(tr):
+                    with open(tr, errors="replace") as f:
+                        p["cost"] = cost.summarize(cost.parse_trace(f.read()), meta["config"])
+                p["cost"]["_meta"] = meta
+                costs[meta["config"]] = p["cost"]
+            continue
+        for w, m in p["runs"].items():
+            own = workloads[w].timing if w in workloads else meta["mode"]
+            if meta["mode"] != own:
+                w = f"{w}@{meta['mode']}"
+            m["_info"] = p["info"]
+            m["_meta"] = meta
+            runs.setdefault((w, meta["vcpus"]), {}).setdefault(meta["config"], []).append(m)
+    return runs, failed
+
+
+def build(bench, out, noise_dir, workloads):
+    """Write the report of bench to out (plots next to it in plots/)."""
+    costs = {}
+    runs, failed = load(bench, workloads, costs)
+    cost_lines, cost_verdict = tables.cost_section(costs)
+    pdir = os.path.join(os.path.dirname(os.path.abspath(out)), "plots")
+    os.makedirs(pdir, exist_ok=True)
+    made = []
+    last = read_json(os.path.join(bench, "last-run.json")) or {}
+    skipped = read_json(os.path.join(bench, "skipped.json")) or []
+    order = list(workloads) + sorted({k[0] for k in runs if k[0] not in workloads})
+    works = [w for w in order if any(k[0] == w for k in runs)]
+    vcpus = sorted({k[1] for k in runs})
+    L = prose.header(runs, works, vcpus, CONFIGS, bench, last, skipped)
+    L.append("")
+    L.extend(tables.noise_section(noise_dir))
+    L.append(prose.METHOD)
+    L.extend(tables.headline(runs, works,
+                             lambda w: w in workloads and workloads[w].device))
+    L.append(f"- {cost_verdict or 'selection cost per idle entry: no verdict (needs the cost boots of sched and menu)'}"
+             " (details in \"Selection cost per idle entry\").\n")
+    if failed:
+        L.append("## Failed boots\n")
+        for m in failed:
+            L.append(f"- {m['cell']}: {m['verdict']} (log: `{m['console']}`)")
+        L.append("")
+    losses, noise = [], {}
+    for w in works:
+        for v in vcpus:
+            g = runs.get((w, v))
+            if not g:
+                continue
+            L.extend(tables.workload_tables(g, w, v, losses, noise))
+            png = plots.plot_cdf(g, w, v, pdir, made)
+            if png:
+                L.append(f"\n![latency CDF {w} {v} vCPU](plots/{os.path.basename(png)})")
+            L.append("")
+    L.append("## Plots per vCPU count\n")
+    for v in vcpus:
+        for png in plots.per_vcpu(runs, v, works, pdir, made):
+            L.append(f"![{os.path.basename(png)}](plots/{os.path.basename(png)})")
+        L.append("")
+    L.extend(prose.caveats(bench))
+    L.extend(cost_lines)
+    L.extend(prose.conclusions(noise, losses, runs, skipped))
+    atomic_write(out, "\n".join(L) + "\n")
+    print(f"report: {out} ({len(made)} plots in {pdir})")

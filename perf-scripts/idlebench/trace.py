@@ -1,0 +1,102 @@
+"""The one reader of tracefs text: the nop tracer's event lines (parse,
+lateness) and the events that function_graph prints as comments (cost).
+
+    <idle>-0  [001] d....  12.345678: cpu_idle: state=3 cpu_id=1
+
+power:cpu_idle with state=EXIT_STATE ((u32)-1, PWR_EVENT_EXIT) closes the
+idle period the previous cpu_idle of that CPU opened."""
+import re
+
+EXIT_STATE = 4294967295
+_LINE = re.compile(r"\[(\d+)\].*?\s(\d+\.\d+):\s+(\w+):\s+(.*)$")
+_COMMENT = re.compile(r"/\* (\w+): (.*?) \*/")
+
+
+class ParseError(Exception):
+    """Malformed or missing input, with the file it came from (every parser
+    of the bench raises it)."""
+
+
+def kv_line(line, src, lineno):
+    """The key=value words of one line of a debugfs or sysfs snapshot, as
+    strings; any other word is an error."""
+    out = {}
+    for word in line.split():
+        if "=" not in word:
+            raise ParseError(f"{src}:{lineno}: '{word}' is not key=value")
+        k, v = word.split("=", 1)
+        out[k] = v
+    return out
+
+
+def rows(text, src, row):
+    """[row(kv_line) of each non-blank line of text]; a field that row()
+    finds missing (KeyError) or bad (ValueError) is an error."""
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        kv = kv_line(line, src, i)
+        try:
+            out.append(row(kv))
+        except (KeyError, ValueError) as e:
+            raise ParseError(f"{src}:{i}: missing or bad field ({e})") from None
+    return out
+
+
+def fields(rest):
+    """An event's key=value words; values that are numbers become ints."""
+    kv = {}
+    for w in rest.split():
+        if "=" in w:
+            k, v = w.split("=", 1)
+            try:
+                kv[k] = int(v)
+            except ValueError:
+                kv[k] = v
+    return kv
+
+
+def events(text, src="trace.txt", strict=True):
+    """(cpu, t_s, event, fields) of each event line.  strict: a line that
+    is not an event is an error; otherwise it is skipped."""
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        m = _LINE.search(line)
+        if not m:
+            if strict:
+                raise ParseError(f"{src}: cannot read trace line: {line[:100]}")
+            continue
+        yield int(m.group(1)), float(m.group(2)), m.group(3), fields(m.group(4))
+
+
+def comment_event(body):
+    """(event, fields) of an event function_graph prints as a comment, or None."""
+    m = _COMMENT.search(body)
+    return (m.group(1), fields(m.group(2))) if m else None
+
+
+def idle_state(ev, src="trace.txt"):
+    """(cpu, state) of a cpu_idle event's fields; state EXIT_STATE on exit."""
+    cpu, state = ev.get("cpu_id"), ev.get("state")
+    if not isinstance(cpu, int) or not isinstance(state, int):
+        raise ParseError(f"{src}: bad cpu_idle event: {ev}")
+    return cpu, state
+
+
+class IdlePeriods:
+    """Pairs cpu_idle entries with exits: periods {cpu: [(t_enter, t_exit,
+    state)]}; an exit without an entry (the window opened inside an idle
+    period) is dropped."""
+
+    def __init__(self):
+        self.periods, self._open = {}, {}
+
+    def add(self, cpu, t, state):
+        if state == EXIT_STATE:
+            if cpu in self._open:
+                t0, st = self._open.pop(cpu)
+                self.periods.setdefault(cpu, []).append((t0, t, st))
+        else:
+            self._open[cpu] = (t, state)

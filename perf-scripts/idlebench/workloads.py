@@ -1,0 +1,162 @@
+"""The table of workloads: perf-scripts/workloads.toml (and any file a user
+names with --workload-file) read into Workload records.  Every other
+module takes a workload's facts from here: its timing mode, window, guest
+commands, generator sources, host traffic.
+
+A workload reaches the guest as words of guest-image/guest/bench.sh:
+NAME=SECONDS, then NAME.CMD=VALUE for each of its commands (guest_words).
+"""
+import os
+import tomllib
+from dataclasses import dataclass
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILTIN = os.path.join(TOP, "perf-scripts", "workloads.toml")
+TIMINGS = ("icount", "real")
+TRAFFIC_MODES = ("periodic", "two", "burst", "poisson")
+PROBE_US = 10000
+
+
+class WorkloadError(Exception):
+    """A workload file that cannot be used, with the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """Host UDP traffic (perf-scripts/udpgen.c) into the guest's NICs."""
+    mode: str
+    period_us: int
+    period2_us: int = 0
+    burst: int = 0
+    seed: int = 0
+
+    @property
+    def streams(self):
+        return 2 if self.mode == "two" else 1
+
+    def udpgen_args(self, ports):
+        """udpgen's arguments, the streams sent to ports[0] (and ports[1])."""
+        a = ["-m", self.mode, "-p", str(ports[0]), "-P", str(self.period_us)]
+        if self.mode == "two":
+            a += ["-q", str(ports[1]), "-Q", str(self.period2_us)]
+        if self.burst:
+            a += ["-n", str(self.burst)]
+        if self.seed:
+            a += ["-s", str(self.seed)]
+        return a
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    timing: str
+    seconds: int
+    default: bool = False
+    about: str = ""
+    cyclictest_us: int = PROBE_US
+    rtc_hz: int = 0
+    blk_period_us: int = 0
+    pipe_loops: int = 0
+    gen: tuple = ()
+    traffic: Traffic = None
+
+    @property
+    def device(self):
+        """Driven by a device (or what stands for one): the report holds
+        these to the issue's device-interrupt targets."""
+        return bool(self.rtc_hz or self.blk_period_us or self.gen or self.traffic)
+
+    def mode(self, timing):
+        """The timing mode under --timing TIMING (mixed: the workload's own;
+        icount: -icount unless the host sends traffic)."""
+        if timing == "mixed":
+            return self.timing
+        if timing == "icount" and self.traffic is None:
+            return "icount"
+        return "real"
+
+    def guest_words(self, seconds, ports):
+        """bench.sh's words for one window of this workload."""
+        n = self.name
+        w = [f"{n}={seconds}", f"{n}.ct={self.cyclictest_us}"]
+        if self.rtc_hz:
+            w.append(f"{n}.rtc={self.rtc_hz}")
+        if self.blk_period_us:
+            w.append(f"{n}.blk={self.blk_period_us}")
+        if self.pipe_loops:
+            w.append(f"{n}.pipe={self.pipe_loops}")
+        w += [f"{n}.gen={src.replace(' ', ',')}" for src in self.gen]
+        if self.traffic:
+            w.append(f"{n}.udp={','.join(map(str, ports[:self.traffic.streams]))}")
+        return w
+
+
+_INTS = ("seconds", "cyclictest_us", "rtc_hz", "blk_period_us", "pipe_loops")
+_KEYS = set(_INTS) | {"timing", "default", "about", "gen", "traffic"}
+
+
+def _workload(name, t, src):
+    where = f"{src}: [{name}]"
+
+    def bad(msg):
+        raise WorkloadError(f"{where}: {msg}")
+    if not name.replace("_", "").isalnum() or not name[0].isalpha() or name != name.lower():
+        bad("a name is lower-case letters, digits and '_', starting with a letter")
+    extra = set(t) - _KEYS
+    if extra:
+        bad(f"unknown key {', '.join(sorted(extra))} (known: {', '.join(sorted(_KEYS))})")
+    if t.get("timing") not in TIMINGS:
+        bad(f"timing must be one of {', '.join(TIMINGS)}")
+    for k in _INTS:
+        if k in t and (not isinstance(t[k], int) or isinstance(t[k], bool) or t[k] <= 0):
+            bad(f"{k} must be a positive whole number")
+    if "seconds" not in t:
+        bad("seconds is missing")
+    gen = t.get("gen", [])
+    if not isinstance(gen, list) or not all(isinstance(g, str) and g for g in gen):
+        bad("gen must be a list of hpet_irqgen source lines")
+    if any("," in g or "seed=" in g for g in gen):
+        bad("a gen line has no ',' and no seed= (the guest adds the seed)")
+    traffic = None
+    if "traffic" in t:
+        tr = t["traffic"]
+        try:
+            traffic = Traffic(**tr)
+        except TypeError as e:
+            bad(f"traffic: {e}")
+        if traffic.mode not in TRAFFIC_MODES:
+            bad(f"traffic mode must be one of {', '.join(TRAFFIC_MODES)}")
+        if traffic.mode == "two" and not traffic.period2_us:
+            bad("traffic mode two needs period2_us")
+        if t["timing"] != "real":
+            bad("host traffic has no meaning under -icount (sleep=off): timing = \"real\"")
+    kw = {k: v for k, v in t.items() if k not in ("gen", "traffic")}
+    return Workload(name=name, gen=tuple(gen), traffic=traffic, **kw)
+
+
+def load(path):
+    """{name: Workload} of one TOML file, in file order."""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise WorkloadError(f"{path}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise WorkloadError(f"{path}: not TOML: {e}") from None
+    out = {}
+    for name, t in data.items():
+        if not isinstance(t, dict):
+            raise WorkloadError(f"{path}: '{name}' is not a table ([{name}])")
+        out[name] = _workload(name, t, path)
+    if not out:
+        raise WorkloadError(f"{path}: no workload")
+    return out
+
+
+def table(extra=None):
+    """The built-in workloads, then those of the file extra (which may
+    replace a built-in one of the same name)."""
+    t = load(BUILTIN)
+    if extra:
+        t.update(load(extra))
+    return t

@@ -1,0 +1,78 @@
+"""Unit tests of idlebench/report: the cost section, the noise table, a
+matrix with 4 vCPUs and sched-rfc, a workload of a user's file."""
+import json
+import os
+import tempfile
+import unittest
+
+from common import fx
+from idlebench import cost, report, workloads
+from idlebench.report import tables
+
+
+class ReportCostTest(unittest.TestCase):
+    def test_section(self):
+        p = cost.parse_trace(fx("funcgraph.txt"))
+        menu = cost.summarize(p, "menu")
+        ours = dict(menu, select_ns_per_entry=menu["select_ns_per_entry"] / 2)
+        L, verdict = tables.cost_section({"menu": menu, "sched": ours})
+        self.assertIn("met", verdict)
+        self.assertTrue(any("virtio1-req.0" in x for x in L))
+        L, verdict = tables.cost_section({"menu": menu,
+                                          "sched": dict(menu, select_ns_per_entry=1e9)})
+        self.assertIn("MISSED", verdict)
+        L, verdict = tables.cost_section({})
+        self.assertIsNone(verdict)
+
+
+class NoiseSectionTest(unittest.TestCase):
+    def test_cv_per_mode(self):
+        with tempfile.TemporaryDirectory() as d:
+            for i, (mode, x) in enumerate([("icount", 0.10), ("icount", 0.10),
+                                           ("real", 0.10), ("real", 0.30)]):
+                c = os.path.join(d, "cells", f"c{i}")
+                os.makedirs(c)
+                with open(os.path.join(c, "meta.json"), "w") as f:
+                    json.dump({"mode": mode, "verdict": "PASS"}, f)
+                with open(os.path.join(c, "parsed.json"), "w") as f:
+                    json.dump({"runs": {"rtc": {"miss_rate": x}}}, f)
+            L = tables.noise_section(d)
+        row = [x for x in L if x.startswith("| rtc | miss_rate")][0]
+        self.assertIn("| 10.0%, 0% (2) |", row)
+        self.assertIn("20.0%, 71% (2)", row)
+        self.assertIn("no noise run", tables.noise_section("/nonexistent")[1])
+
+
+class ReportMatrixTest(unittest.TestCase):
+    """4 vCPUs and sched-rfc show up as their own tables/columns."""
+
+    def test_4cpu_and_sched_rfc(self):
+        with tempfile.TemporaryDirectory() as d:
+            for cfg in ("menu", "teo", "sched", "sched-rfc"):
+                for v in (2, 4):
+                    for r in (1, 2):
+                        c = os.path.join(d, "cells", f"{cfg}-{v}cpu-icount-r{r}")
+                        os.makedirs(c)
+                        meta = {"cell": os.path.basename(c), "config": cfg, "vcpus": v,
+                                "repeat": r, "mode": "icount", "shift": 0,
+                                "workloads": {"rtc": 1}, "verdict": "PASS", "console": "x"}
+                        run = {"miss_rate": 0.1 * r, "power_mw": 10.0 + r, "ct_p99_us": 50,
+                               "states": {"C1": {"usage": 5, "time": 100, "above": 1,
+                                                 "below": 0}},
+                               "irqs": {"rtc0": 10}}
+                        with open(os.path.join(c, "meta.json"), "w") as f:
+                            json.dump(meta, f)
+                        with open(os.path.join(c, "parsed.json"), "w") as f:
+                            json.dump({"info": {"kernel": "6.12"}, "runs": {"rtc": run}}, f)
+            out = os.path.join(d, "results.md")
+            report.build(d, out, "/nonexistent", workloads.table())
+            with open(out) as f:
+                text = f.read()
+        self.assertIn("## rtc, 4 vCPU", text)
+        self.assertIn("| metric | menu | teo | sched | sched-rfc |", text)
+        self.assertIn("sched/sched-rfc", text)
+        self.assertIn("selection cost per idle entry: no verdict", text)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,121 @@
+"""Unit tests of the two tables (workloads.toml, configs.py) and of what
+launch.py makes of a cell: guest words, kernel command line, devices."""
+import os
+import tempfile
+import unittest
+
+import common  # noqa: F401 (sets the path)
+from idlebench import launch, workloads
+from idlebench.cells import Cell
+from idlebench.configs import CONFIGS
+
+TABLE = workloads.table()
+
+
+def setup(table=TABLE):
+    return launch.Setup(table, "/k", "/i.cpio", "/d.img", "/udpgen")
+
+
+def user_file(text):
+    f = tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+class TableTest(unittest.TestCase):
+    def test_builtin(self):
+        self.assertEqual([w for w, x in TABLE.items() if x.default],
+                         ["idle", "timer", "dev", "dev2", "devpoisson", "devmix", "ipi", "net",
+                          "mixed"])
+        self.assertTrue(TABLE["dev2"].device and TABLE["rtc"].device and TABLE["mixed"].device)
+        self.assertFalse(TABLE["timer"].device or TABLE["ipi"].device)
+        self.assertEqual(TABLE["net2"].traffic.udpgen_args([5001, 5002]),
+                         ["-m", "two", "-p", "5001", "-P", "1000", "-q", "5002", "-Q", "2700"])
+        self.assertEqual(TABLE["netpoisson"].traffic.udpgen_args([5001, 5002]),
+                         ["-m", "poisson", "-p", "5001", "-P", "1000", "-s", "7"])
+        self.assertEqual(TABLE["ipi"].mode("icount"), "icount")
+        self.assertEqual(TABLE["mixed"].mode("icount"), "real")
+        self.assertEqual(TABLE["ipi"].mode("mixed"), "real")
+        self.assertEqual(CONFIGS["sched-rfc"].vcpus, (2, 4))
+
+    def test_guest_words(self):
+        self.assertEqual(TABLE["dev2"].guest_words(1, launch.PORTS), [
+            "dev2=1", "dev2.ct=10000",
+            "dev2.gen=cpu=0,proc=periodic,period_us=1000,jitter_us=50",
+            "dev2.gen=cpu=0,proc=periodic,period_us=1500,jitter_us=75"])
+        self.assertEqual(TABLE["net2"].guest_words(2, launch.PORTS)[-1], "net2.udp=5001,5002")
+        self.assertEqual(TABLE["mixed"].guest_words(1, launch.PORTS),
+                         ["mixed=1", "mixed.ct=1000", "mixed.pipe=2000", "mixed.udp=5001"])
+
+    def test_user_file(self):
+        p = user_file('[twodev]\ntiming = "icount"\nseconds = 3\n'
+                      'gen = ["cpu=0 proc=periodic period_us=700", "cpu=last proc=poisson mean_us=2000"]\n')
+        try:
+            t = workloads.table(p)
+        finally:
+            os.unlink(p)
+        self.assertIn("twodev", t)
+        self.assertIn("dev2", t)  # the built-in ones stay
+        self.assertEqual(t["twodev"].seconds, 3)
+        self.assertTrue(t["twodev"].device)
+
+    def test_bad_files(self):
+        for text, msg in (
+                ('[x]\ntiming = "icount"\n', "seconds is missing"),
+                ('[x]\ntiming = "sometimes"\nseconds = 1\n', "timing must be"),
+                ('[x]\ntiming = "icount"\nseconds = 1\ncolour = 3\n', "unknown key colour"),
+                ('[x]\ntiming = "icount"\nseconds = 0\n', "seconds must be a positive"),
+                ('[x]\ntiming = "icount"\nseconds = 1\ntraffic = { mode = "periodic", '
+                 'period_us = 1000 }\n', "no meaning under -icount"),
+                ('[x]\ntiming = "icount"\nseconds = 1\ngen = ["cpu=0 seed=3"]\n', "no seed="),
+                ('[X]\ntiming = "icount"\nseconds = 1\n', "lower-case"),
+                ('x = 1\n', "not a table"),
+                ('[x\n', "not TOML")):
+            p = user_file(text)
+            try:
+                with self.assertRaisesRegex(workloads.WorkloadError, msg):
+                    workloads.load(p)
+            finally:
+                os.unlink(p)
+        with self.assertRaisesRegex(workloads.WorkloadError, "cannot read"):
+            workloads.load("/nonexistent.toml")
+
+
+class LaunchTest(unittest.TestCase):
+    def test_icount_cell(self):
+        c = Cell("sched-debug", 2, 1, "icount", [("timer", 1), ("block", 2)], seed=9)
+        line = launch.kernel_cmdline(c, setup())
+        self.assertIn("guest.args=set.perf=0:set.seed=9:timer=1:timer.ct=1000:block=2:"
+                      "block.ct=10000:block.blk=3000", line)
+        self.assertIn(CONFIGS["sched-debug"].args, line)
+        self.assertNotIn("tsc=reliable", line)
+        dev = launch.qemu_devices(c, setup())
+        self.assertIn("virtio-blk-pci,drive=bd0", dev)
+        self.assertNotIn("-netdev", dev)
+        cmd = launch.run_qemu_cmd(c, setup(), "/w")
+        self.assertEqual(cmd[cmd.index("-e") + 1], "interrupt rule adaptive")
+        self.assertEqual(cmd[cmd.index("-I") + 1], "0")
+
+    def test_real_cell_with_traffic(self):
+        c = Cell("menu", 2, 1, "real", [("net", 1)])
+        line = launch.kernel_cmdline(c, setup())
+        self.assertIn("nic=52-54-00-00-be-01,10.0.2.15/24", line)
+        self.assertTrue(line.endswith("tsc=reliable"))
+        dev = " ".join(launch.qemu_devices(c, setup()))
+        self.assertIn("hostfwd=udp:127.0.0.1:5002-10.0.3.15:5002", dev)
+        cmd = launch.run_qemu_cmd(c, setup(), "/w")
+        self.assertEqual(cmd[cmd.index("-g") + 1], "menu")
+        self.assertNotIn("-I", cmd)
+
+    def test_cost_cell_and_limit(self):
+        c = Cell("menu", 2, 1, "cost", [("block", 2)])
+        self.assertIn("ftrace_filter=menu_select,menu_reflect,__handle_irq_event_percpu "
+                      "ftrace_graph_filter=", launch.kernel_cmdline(c, setup()))
+        many = [(w, 1) for w in TABLE if TABLE[w].timing == "icount"] * 4
+        with self.assertRaisesRegex(launch.LaunchError, "over the kernel's 2048"):
+            launch.kernel_cmdline(Cell("menu", 2, 1, "icount", many), setup())
+
+
+if __name__ == "__main__":
+    unittest.main()
