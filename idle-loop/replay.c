@@ -776,6 +776,7 @@ struct cpu_state {
 	u64 tick_id, tick_ev_t;
 	int tick_seen, tick_stopped, tick_stopped_before, tick_ev_stop;
 	int tick_fired;		/* the tick expired in the open period */
+	bool tick_stopped_sel;	/* tick_stopped_at_select() at the entry */
 	bool got_tick_unread[GOV_MAX];	/* set, not yet read by reflect() */
 	struct row_cpu {
 		u64 periods, deep, shallow, seen, match;
@@ -1006,6 +1007,7 @@ static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
 	}
 	c->traced_state = e->state;
 	c->gentries++;
+	c->tick_stopped_sel = stopped;
 	for (g = 0; g < shim_nr_governors; g++) {
 		struct cpuidle_device *d = &c->gdev[g];
 		bool stop_tick = true;
@@ -1170,6 +1172,7 @@ static void idle_exit(size_t idx)
 {
 	const struct event *e = &evs[idx];
 	struct cpu_state *c = cpu_get(e->cpu);
+	struct sched_idle_choice ch;
 	u64 actual, timer_ns;
 	int r, oracle;
 
@@ -1203,23 +1206,17 @@ static void idle_exit(size_t idx)
 			w.delta_tick_ns = c->delta_tick_ns;
 		else
 			w.delta_tick_ns = tick_ns ? tick_ns - c->enter_t % tick_ns : U64_MAX;
-		/* kernel/sched/idle.c: sched_idle() */
+		/*
+		 * kernel/sched/idle.c: sched_idle(); whether the tick was
+		 * stopped already is known from its hrtimer events, else it
+		 * is taken to run.
+		 */
 		sched_idle_wakeup_combine(&w);
-		index = sched_idle_select_state(&drv, &dev, w.duration_ns,
-						c->latency_req);
+		sched_idle_choose(&drv, &dev, &w, c->latency_req, tick_ns,
+				  c->tick_stopped_sel, &ch);
+		index = ch.index;
 		if (index < 0 || oracle < 0)
 			continue;
-		/*
-		 * The tick was already stopped when the kernel stopped it for
-		 * a duration under a tick period; the trace tells no more.
-		 */
-		if (!sched_idle_stop_tick(&drv, index, w.duration_ns,
-					  tick_ns ? tick_ns : 0,
-					  c->stop_tick == 1 && tick_ns &&
-					  c->timer_ns < tick_ns) &&
-		    w.delta_tick_ns && w.delta_tick_ns < w.duration_ns)
-			index = sched_idle_select_state(&drv, &dev, w.delta_tick_ns,
-							c->latency_req);
 		count_row(c, r, index, oracle, actual);
 		if (w.duration_ns == U64_MAX)
 			s->nopred++;
@@ -1486,8 +1483,9 @@ static void exact_next(struct exact_cpu *x, const struct event *e)
 static void exact_select(struct exact_cpu *x, const struct event *e)
 {
 	struct sched_idle_wakeup w = { 0 };
+	struct sched_idle_choice c0, c1;
 	u64 lat = e->c;
-	int index, s0, s1, stop, ok;
+	int index, stop, ok;
 
 	if (!x->pend) {
 		xs.unpaired++;
@@ -1500,18 +1498,17 @@ static void exact_select(struct exact_cpu *x, const struct event *e)
 	w.delta_tick_ns = e->d;
 	w.irq_ns = x->pend_irq_ns;
 	sched_idle_wakeup_combine(&w);
-	index = sched_idle_select_state(&drv, &dev, w.duration_ns, lat);
 	stop = e->stop_tick;
-	ok = index >= 0;
-	if (ok) {
-		/* tick_nohz_tick_stopped() is not traced: either is possible */
-		s0 = sched_idle_stop_tick(&drv, index, w.duration_ns, tick_period_ns, false);
-		s1 = sched_idle_stop_tick(&drv, index, w.duration_ns, tick_period_ns, true);
-		ok = stop == s0 || stop == s1;
-		if (!stop && w.delta_tick_ns && w.delta_tick_ns < w.duration_ns)
-			index = sched_idle_select_state(&drv, &dev, w.delta_tick_ns, lat);
+	/* tick_nohz_tick_stopped() is not traced: either is possible */
+	sched_idle_choose(&drv, &dev, &w, lat, tick_period_ns, false, &c0);
+	sched_idle_choose(&drv, &dev, &w, lat, tick_period_ns, true, &c1);
+	ok = c0.index >= 0 && stop == c0.stop_tick && c0.index == e->state;
+	index = c0.index;
+	if (!ok && c1.index >= 0 && stop == c1.stop_tick && c1.index == e->state) {
+		ok = 1;
+		index = c1.index;
 	}
-	ok = ok && index == e->state && w.irq_ns == e->b;
+	ok = ok && w.irq_ns == e->b;
 	if (!x->pend_warm)
 		return;
 	xs.states++;

@@ -8,7 +8,10 @@
 # is replayed with the recorded state table (--states); the governor's
 # choice must equal the state the kernel entered (power:cpu_idle) for at
 # least MIN_MATCH percent (default 95) of the idle entries compared, and
-# at least MIN_ENTRIES (default 1000) must be compared.
+# at least MIN_ENTRIES (default 1000) must be compared.  The same boot
+# also has the hrtimer events on in ftrace (trace_event=), so bench.sh's
+# own per-window traces (ftrace text, trace clock local) are replayed too
+# and reported, not asserted.
 #   -f  replay the traces committed in idle-loop/tests/gov-traces/ (made
 #       by this script, seconds; what `make test` runs) instead of
 #       booting the stock kernel (two -icount boots, a few minutes; needs
@@ -25,15 +28,22 @@ fx=$top/idle-loop/tests/gov-traces
 make -s -C "$top/idle-loop" >/dev/null || { echo "FAIL: building idle-loop/replay"; exit 1; }
 replay=$top/build/idle-loop/replay
 mkdir -p "$o"
+ev=power:cpu_idle,irq:irq_handler_entry,timer:hrtimer_start,timer:hrtimer_cancel,timer:hrtimer_expire_entry
 
 record() { # record GOV: boot the stock kernel with GOV, record in the guest
 	k=$top/build/kernels/stock.bzImage
 	[ -f "$k" ] || { echo "FAIL: build the stock kernel first"; exit 1; }
 	"$top/guest-image/run-qemu.sh" -k "$k" -i "$img" -o "$o/$1/guest" -c 2 -d cpuidle_emu \
 		-g "$1" -I 0 -t 900 -q 300 -r record-check -x "-global hpet.timers=8" \
-		-a "hpet=disable cpuidle.governor=$1 guest.args=4:timer=1:dev2=1" >/dev/null ||
+		-a "hpet=disable trace_event=$ev cpuidle.governor=$1 guest.args=4:timer=1:dev2=1" >/dev/null ||
 		{ echo "FAIL: $1 guest: $(cat "$o/$1/guest/verdict" 2>/dev/null || echo no verdict)" \
 			"$(grep -h '^FAIL' "$o/$1/guest/results/run.log" 2>/dev/null | head -1)"; exit 1; }
+	for w in timer dev2; do
+		f=$o/$1/guest/results/bench/$w/trace.txt
+		[ -s "$f" ] || continue
+		"$replay" "$f" >"$o/$1/ftrace-$w.txt" 2>&1 || true
+		echo "ftrace $w: $(grep "^governor $1:" "$o/$1/ftrace-$w.txt" || head -1 "$o/$1/ftrace-$w.txt")"
+	done
 	cp "$o/$1/guest/results/states" "$o/$1/states"
 	cp "$o/$1/guest/results/trace.txt.gz" "$o/$1/trace.txt.gz"
 	if [ "${SAVE:-0}" = 1 ]; then

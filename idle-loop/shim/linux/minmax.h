@@ -15,5 +15,7 @@
 
 #define min(x, y)	__shim_cmp(x, y, <)
 #define max(x, y)	__shim_cmp(x, y, >)
+#define min_t(type, x, y)	min((type)(x), (type)(y))
+#define max_t(type, x, y)	max((type)(x), (type)(y))
 
 #endif
