@@ -87,6 +87,9 @@ def arguments(argv):
                     help="print the planned matrix and its estimated duration, run nothing")
     ap.add_argument("--no-report", action="store_true")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--guest-words", metavar="WORKLOADS",
+                    help="print guest-image/guest/bench.sh's words for these workloads "
+                    "(':'-separated, for guest.args= of a boot by hand) and exit")
     return ap.parse_args(argv)
 
 
@@ -179,6 +182,11 @@ def main(argv=None):
         table = workloads.table(a.workload_file)
     except workloads.WorkloadError as e:
         die(str(e))
+    if a.guest_words:
+        print(":".join(w for n in split_list(a.guest_words, list(table), "workload")
+                       for w in table[n].guest_words(a.seconds or table[n].seconds,
+                                                     launch.PORTS)))
+        return
     req = request(a, table)
     a.out = os.path.abspath(a.out)
     cells_dir = os.path.join(a.out, "cells")
