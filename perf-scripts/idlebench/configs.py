@@ -26,7 +26,7 @@ CONFIGS = {c.name: c for c in (
     Config("sched", "patched.bzImage", expect="interrupt rule adaptive",
            quick=True, quick_cost=True),
     # the RFC-baseline predictor of the series (sched_idle_rule=); 2 vCPUs
-    # only in the full matrix (perf-scripts/README.md "Budget")
+    # only in the full matrix (docs/method.md)
     Config("sched-rfc", "patched.bzImage", "sched_idle_rule=rfc",
            expect="interrupt rule rfc", vcpus=(2, 4)),
     # The debug build of the patched kernel (lockdep, KASAN, UBSAN, ...):

@@ -1,6 +1,6 @@
 """The cells of a run and their wall-time estimate.
 
-The full matrix (perf-scripts/README.md "Budget") is shortened in two
+The full matrix (docs/method.md) is shortened in two
 places: configurations run only on their Config.vcpus, and real-time
 cells only on REAL_VCPUS for REAL_REPEATS repeats.  A matrix shaped by
 hand (--configs, --vcpus, --repeats or --seeds) is run as asked."""
