@@ -1,8 +1,10 @@
 """A bench directory and its cells: one boot each, one directory each.
 
-    BENCH/cells/CELL/        console.log, qemu.cmd, verdict, meta.json,
-                             parsed.json (the numbers, without meta),
-                             results/WORKLOAD/ (raw data)
+    BENCH/cells/CELL/        console.log, qemu.cmd, launch.info,
+                             verdict (guest-image/judge.sh's, or the host's
+                             when parsing failed), meta.json (the cell, without
+                             the verdict), parsed.json (the numbers, without
+                             meta), results/WORKLOAD/ (raw data)
     BENCH/cells/CELL.run/    a cell being run; renamed to CELL when done
 
 A cell is written under CELL.run/ and renamed in one step; JSON files are
@@ -75,20 +77,29 @@ def read_json(path):
         return None
 
 
+def verdict(d):
+    """The cell's verdict (its verdict file), or a FAIL saying it has none."""
+    try:
+        with open(os.path.join(d, "verdict")) as f:
+            return f.read().strip() or "FAIL: empty verdict"
+    except OSError:
+        return "FAIL: no verdict"
+
+
 def done(d, cell, kernel):
     """PASS, parsed, and run with the same workloads, seed and kernel image."""
     meta = read_json(os.path.join(d, "meta.json"))
-    return bool(meta) and meta.get("verdict", "").startswith("PASS") and \
+    return bool(meta) and verdict(d).startswith("PASS") and \
         os.path.exists(os.path.join(d, "parsed.json")) and \
         meta.get("workloads") == dict(cell.works) and meta.get("seed") == cell.seed and \
         meta.get("kernel_sha256") == kernel_id(kernel)
 
 
-def finish(work, final, meta, parsed):
+def finish(work, final, meta, verdict_line, parsed):
     """Write the verdict, parsed.json and meta.json into work, then put
     work in final's place in one rename."""
     with open(os.path.join(work, "verdict"), "w") as f:
-        f.write(meta["verdict"] + "\n")
+        f.write(verdict_line + "\n")
     if parsed is not None:
         atomic_write(os.path.join(work, "parsed.json"), json.dumps(parsed, default=str))
     atomic_write(os.path.join(work, "meta.json"), json.dumps(meta, indent=1))
@@ -109,12 +120,15 @@ def files(bench, name):
 
 
 def load(bench):
-    """Every finished cell: [(directory, meta, parsed or None)]; parsed is
-    None for a failed cell.  meta is also available as parsed["meta"]."""
+    """Every finished cell: [(directory, meta, parsed or None)]; meta
+    carries the verdict (from the verdict file, so a cell judged again
+    counts as judged), parsed is None for a failed cell and holds meta as
+    parsed["meta"] otherwise."""
     out = []
     for d, meta in files(bench, "meta.json"):
+        meta["verdict"] = verdict(d)
         p = read_json(os.path.join(d, "parsed.json")) \
-            if meta.get("verdict", "").startswith("PASS") else None
+            if meta["verdict"].startswith("PASS") else None
         if p is not None:
             p["meta"] = meta
         out.append((d, meta, p))

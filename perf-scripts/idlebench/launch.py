@@ -246,7 +246,7 @@ def run(cell, s, cells_dir):
             "kernel_sha256": cells.kernel_id(kernel),
             "repeat": cell.repeat, "seed": cell.seed, "mode": cell.mode,
             "shift": s.shift if cell.mode != "real" else None,
-            "workloads": dict(cell.works), "verdict": verdict, "wall_s": round(wall, 1),
+            "workloads": dict(cell.works), "wall_s": round(wall, 1),
             "console": os.path.join(final, "console.log"), "qemu_cmd": " ".join(cmd)}
-    cells.finish(work, final, meta, parsed)
-    return meta
+    cells.finish(work, final, meta, verdict, parsed)
+    return dict(meta, verdict=verdict)

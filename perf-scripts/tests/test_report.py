@@ -1,12 +1,11 @@
 """Unit tests of idlebench/report: the cost section, the noise table, a
 matrix with 4 vCPUs and sched-rfc, a workload of a user's file."""
-import json
 import os
 import tempfile
 import unittest
 
 from common import fx
-from idlebench import cost, report, workloads
+from idlebench import cells, cost, report, workloads
 from idlebench.report import tables
 
 
@@ -25,17 +24,19 @@ class ReportCostTest(unittest.TestCase):
         self.assertIsNone(verdict)
 
 
+def write_cell(bench, name, meta, parsed, verdict="PASS"):
+    """A finished cell, written as the bench writes one."""
+    work = os.path.join(bench, "cells", name + ".run")
+    os.makedirs(work)
+    cells.finish(work, os.path.join(bench, "cells", name), meta, verdict, parsed)
+
+
 class NoiseSectionTest(unittest.TestCase):
     def test_cv_per_mode(self):
         with tempfile.TemporaryDirectory() as d:
             for i, (mode, x) in enumerate([("icount", 0.10), ("icount", 0.10),
                                            ("real", 0.10), ("real", 0.30)]):
-                c = os.path.join(d, "cells", f"c{i}")
-                os.makedirs(c)
-                with open(os.path.join(c, "meta.json"), "w") as f:
-                    json.dump({"mode": mode, "verdict": "PASS"}, f)
-                with open(os.path.join(c, "parsed.json"), "w") as f:
-                    json.dump({"runs": {"rtc": {"miss_rate": x}}}, f)
+                write_cell(d, f"c{i}", {"mode": mode}, {"runs": {"rtc": {"miss_rate": x}}})
             L = tables.noise_section(d)
         row = [x for x in L if x.startswith("| rtc | miss_rate")][0]
         self.assertIn("| 10.0%, 0% (2) |", row)
@@ -51,19 +52,19 @@ class ReportMatrixTest(unittest.TestCase):
             for cfg in ("menu", "teo", "sched", "sched-rfc"):
                 for v in (2, 4):
                     for r in (1, 2):
-                        c = os.path.join(d, "cells", f"{cfg}-{v}cpu-icount-r{r}")
-                        os.makedirs(c)
-                        meta = {"cell": os.path.basename(c), "config": cfg, "vcpus": v,
+                        name = f"{cfg}-{v}cpu-icount-r{r}"
+                        meta = {"cell": name, "config": cfg, "vcpus": v,
                                 "repeat": r, "mode": "icount", "shift": 0,
-                                "workloads": {"rtc": 1}, "verdict": "PASS", "console": "x"}
+                                "workloads": {"rtc": 1}, "console": "x"}
                         run = {"miss_rate": 0.1 * r, "power_mw": 10.0 + r, "ct_p99_us": 50,
                                "states": {"C1": {"usage": 5, "time": 100, "above": 1,
                                                  "below": 0}},
                                "irqs": {"rtc0": 10}}
-                        with open(os.path.join(c, "meta.json"), "w") as f:
-                            json.dump(meta, f)
-                        with open(os.path.join(c, "parsed.json"), "w") as f:
-                            json.dump({"info": {"kernel": "6.12"}, "runs": {"rtc": run}}, f)
+                        write_cell(d, name, meta, {"info": {"kernel": "6.12"},
+                                                   "runs": {"rtc": run}})
+            # a cell judged again (guest-image/judge.sh) counts as judged
+            with open(os.path.join(d, "cells", "teo-4cpu-icount-r2", "verdict"), "w") as f:
+                f.write("FAIL: console lacks 'x'\n")
             out = os.path.join(d, "results.md")
             report.build(d, out, "/nonexistent", workloads.table())
             with open(out) as f:
@@ -72,6 +73,7 @@ class ReportMatrixTest(unittest.TestCase):
         self.assertIn("| metric | menu | teo | sched | sched-rfc |", text)
         self.assertIn("sched/sched-rfc", text)
         self.assertIn("selection cost per idle entry: no verdict", text)
+        self.assertIn("- teo-4cpu-icount-r2: FAIL: console lacks 'x' (log: `x`)", text)
 
 
 if __name__ == "__main__":
