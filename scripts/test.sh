@@ -100,10 +100,15 @@ boot stock-teo-2cpu -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g teo -a "cpuidle
 boot stock-menu-states -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -a "cpuidle.governor=menu" -r emu-states
 boot stock-menu-ftrace -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "$ft cpuidle.governor=menu guest.args=governor"
 for c in 1 2 4; do
-	boot "patched-${c}cpu" -k "$K/patched.bzImage" -c "$c" -d cpuidle_emu -r path-check -a "$ft guest.args=sched"
+	boot "patched-${c}cpu" -k "$K/patched.bzImage" -c "$c" -d cpuidle_emu -g sched_idle -r path-check -a "$ft guest.args=sched"
 done
 kunit patched-2cpu
 boot patched-states -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r emu-states
+# the predictor's tables: a moved IRQ is forgotten, a freed one sends no IPI
+boot patched-predict -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r predict-check \
+	-x "-global hpet.timers=8" -a "hpet=disable"
+# no cpuidle driver: nothing reads interrupt stamps, so none are taken
+boot patched-nodriver -k "$K/patched.bzImage" -c 2 -r predict-check -a "cpuidle_emu.enable=0 guest.args=off"
 # a from-boot trace of the predictor replays exactly (idle-loop/, patch 9)
 check replay-exact sh "$TOP/scripts/tests/replay-exact.sh" "$T/replay-exact"
 # two -icount boots of one bench cell and seed are identical; another seed is not

@@ -35,6 +35,9 @@ sched)
 	[ "$ours" -gt 0 ] && [ "$menu" = 0 ] && [ "$teo" = 0 ] && [ "$e1" -gt "$e0" ]
 	;;
 governor)
+	# and nothing stamps interrupts for a path that is off
+	src=/sys/kernel/debug/irq_predict/sources
+	[ ! -r "$src" ] || { head -1 "$src"; grep -q '^stamping=off' "$src"; }
 	[ $((menu + teo)) -gt 0 ] && [ "$ours" = 0 ]
 	;;
 *) echo "unknown mode $mode"; exit 2 ;;
