@@ -3,7 +3,8 @@
 #
 # Usage: run-qemu.sh -k BZIMAGE -i INITRD -o OUTDIR [-c CPUS] [-m MB]
 #          [-a "KERNEL ARGS"] [-r RUN] [-d DRIVER] [-g GOVERNOR]
-#          [-t DEADLINE_S] [-q QUIET_S] [-I SHIFT] [-x "QEMU ARGS"] [-e LINE]...
+#          [-t DEADLINE_S] [-q QUIET_S] [-I SHIFT] [-e LINE]... [-S]
+#          [-H COMPARATORS] [-D DISK]... [-N PORT:ADDR:MAC]... [-x "QEMU ARGS"]
 #   -r RUN       guest script to run (/scripts/RUN.sh), default smoke
 #   -d/-g        current_driver / current_governor the guest must see
 #   -e LINE      a line the console must show (repeatable; judge.sh)
@@ -20,6 +21,13 @@
 #                real time, multi-threaded TCG
 #   -t/-q        kill QEMU after DEADLINE_S in all, or after QUIET_S
 #                without console output
+#   -H N         N HPET comparators (QEMU's default is 3; the interrupt
+#                generator hpet_irqgen wants more)
+#   -D DISK      a read-only virtio-blk disk (repeatable: vda, vdb, ...)
+#   -N PORT:ADDR:MAC  a virtio-net NIC with MAC on a user-net back end for
+#                ADDR's /24, UDP to 127.0.0.1:PORT forwarded to ADDR:PORT
+#                (repeatable)
+#   -x ARGS      anything else for QEMU, word-split
 # Writes OUTDIR/console.log, OUTDIR/results/ (what the guest sent back),
 # OUTDIR/qemu.cmd, OUTDIR/launch.info (what judge.sh needs besides the
 # console and the results) and OUTDIR/verdict ("PASS" or "FAIL: reason",
@@ -33,8 +41,10 @@ set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
 
 kernel= initrd= out= cpus=2 mem=1024 append= run=smoke driver= governor=
-deadline=300 quiet=120 shift= extra= expect= serial=
-while getopts k:i:o:c:m:a:r:d:g:t:q:I:x:e:S opt; do
+deadline=300 quiet=120 shift= extra= expect= serial= hpet= disks= nics=
+nl='
+'
+while getopts k:i:o:c:m:a:r:d:g:t:q:I:x:e:SH:D:N: opt; do
 	case "$opt" in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) out=$OPTARG ;;
 	c) cpus=$OPTARG ;; m) mem=$OPTARG ;; a) append=$OPTARG ;;
@@ -42,6 +52,9 @@ while getopts k:i:o:c:m:a:r:d:g:t:q:I:x:e:S opt; do
 	t) deadline=$OPTARG ;; q) quiet=$OPTARG ;; I) shift=$OPTARG ;;
 	x) extra=$OPTARG ;;
 	S) serial=mon:stdio ;;
+	H) hpet=$OPTARG ;;
+	D) disks="$disks$OPTARG$nl" ;;
+	N) nics="$nics$OPTARG$nl" ;;
 	e) expect="${expect}expect=$OPTARG
 " ;;
 	*) die "bad option; see the usage at the top of $0" ;;
@@ -51,6 +64,13 @@ done
 [ -f "$initrd" ] || die "initramfs '$initrd' not found"
 [ -n "$out" ] || die "-o OUTDIR is required"
 case "$cpus" in 1 | 2 | 4) ;; *) die "-c takes 1, 2 or 4 vCPUs, not '$cpus'" ;; esac
+case "$hpet" in '' | [3-9] | [12][0-9] | 3[0-2]) ;; *) die "-H takes 3 to 32 comparators, not '$hpet'" ;; esac
+ifs=$IFS IFS=$nl
+for d in $disks; do [ -f "$d" ] || die "disk '$d' not found"; done
+for x in $nics; do
+	case "$x" in [0-9]*:[0-9]*.[0-9]*:??:??:??:??:??:??) ;; *) die "-N takes PORT:ADDR:MAC, not '$x'" ;; esac
+done
+IFS=$ifs
 
 code=/usr/share/OVMF/OVMF_CODE_4M.fd
 vars=/usr/share/OVMF/OVMF_VARS_4M.fd
@@ -101,6 +121,21 @@ set -- qemu-system-x86_64 -machine q35 $timing -cpu "$cpu" -smp "$cpus" -m "$mem
 	-chardev "file,id=results,path=$out/results.tar" \
 	-device virtserialport,bus=vser0.0,chardev=results,name=results \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" $extra
+[ -z "$hpet" ] || set -- "$@" -global "hpet.timers=$hpet"
+n=0 IFS=$nl
+for d in $disks; do
+	set -- "$@" -drive "if=none,id=bd$n,format=raw,file=$d,readonly=on" -device "virtio-blk-pci,drive=bd$n"
+	n=$((n + 1))
+done
+n=0
+for x in $nics; do
+	port=${x%%:*} rest=${x#*:}
+	addr=${rest%%:*} mac=${rest#*:}
+	set -- "$@" -netdev "user,id=n$n,net=${addr%.*}.0/24,hostfwd=udp:127.0.0.1:$port-$addr:$port" \
+		-device "virtio-net-pci,netdev=n$n,mac=$mac"
+	n=$((n + 1))
+done
+IFS=$ifs
 printf '%s\n' "$*" >"$out/qemu.cmd"
 [ -z "$serial" ] || exec "$@"
 

@@ -20,7 +20,7 @@ NICS = (("52:54:00:00:be:01", "10.0.2.15", 5001), ("52:54:00:00:be:02", "10.0.3.
 PORTS = [n[2] for n in NICS]
 # every boot: 8 HPET comparators for the generator (QEMU's default is 3;
 # the guest reads the count from the HPET itself, not from ACPI)
-HPET_QEMU = ["-global", "hpet.timers=8"]
+HPET_COMPARATORS = 8
 # Boot words of every measurement boot.  hpet=disable: the HPET is left to
 # the generator (and the RTC gets IRQ 8).  trace_event=: the events are
 # enabled at boot, before the other CPUs come up, and only tracing_on is
@@ -90,19 +90,17 @@ def kernel_cmdline(cell, s):
 
 
 def qemu_devices(cell, s):
+    """run-qemu.sh's device options of a cell."""
     ws = [s.workloads[n] for n, _ in cell.works]
-    dev = list(HPET_QEMU)
+    dev = ["-H", str(HPET_COMPARATORS)]
     # the disk only when a workload reads it: its reads (the partition scan
     # at boot included) complete in host time, so a boot with a disk is
     # not deterministic under -icount (scripts/tests/determinism.sh)
     if any(w.blk_period_us for w in ws):
-        dev += ["-drive", f"if=none,id=bd0,format=raw,file={s.disk},readonly=on",
-                "-device", "virtio-blk-pci,drive=bd0"]
+        dev += ["-D", s.disk]
     if any(w.traffic for w in ws):
-        for i, (mac, addr, port) in enumerate(NICS):
-            net = addr.rsplit(".", 1)[0] + ".0/24"
-            dev += ["-netdev", f"user,id=n{i},net={net},hostfwd=udp:127.0.0.1:{port}-{addr}:{port}",
-                    "-device", f"virtio-net-pci,netdev=n{i},mac={mac}"]
+        for mac, addr, port in NICS:
+            dev += ["-N", f"{port}:{addr}:{mac}"]
     return dev
 
 
@@ -120,8 +118,8 @@ def run_qemu_cmd(cell, s, work):
     # -icount: OVMF prints nothing for minutes when the host is loaded
     budget = 120 + sum(secs for _, secs in cell.works) * (6 if cell.mode == "real" else 25)
     quiet = 120 if cell.mode == "real" else 300
-    return cmd + ["-a", kernel_cmdline(cell, s), "-x", " ".join(qemu_devices(cell, s)),
-                  "-t", str(budget + 180), "-q", str(quiet)]
+    return cmd + qemu_devices(cell, s) + ["-a", kernel_cmdline(cell, s),
+                                          "-t", str(budget + 180), "-q", str(quiet)]
 
 
 class Traffic(threading.Thread):
