@@ -234,6 +234,7 @@ enum ev_type {
 	EV_IRQ, EV_ENTER, EV_EXIT, EV_SELECT,
 	EV_HRT_START, EV_HRT_CANCEL, EV_HRT_EXPIRE,
 	EV_STAMP, EV_FORGET, EV_NEXT, EV_LOST,
+	EV_WT_START, EV_WT_CANCEL, EV_WT_EXPIRE,
 };
 
 struct event {
@@ -255,7 +256,7 @@ static struct event *evs;
 static size_t nev, evcap;
 static int native_format = -1;		/* decided by the first event line */
 static int ignore_unknown, keep_timer_irqs;
-static int have_select, have_hrt, have_native_timer, have_predict;
+static int have_select, have_hrt, have_native_timer, have_predict, have_wheel;
 static u64 last_event_t;
 static const char *input_name = "-";
 
@@ -407,6 +408,17 @@ static int is_tick_timer(const struct tok *a, int na)
 
 	return arg(a, na, "function", &fn) &&
 	       (tok_is(&fn, "tick_nohz_handler") || tok_is(&fn, "tick_sched_timer"));
+}
+
+/*
+ * %p before the kernel's pointer-hashing key exists (a guest without
+ * entropy never gets one) prints one placeholder for every timer.
+ */
+static void check_hashed(unsigned long ln, const struct tok *h)
+{
+	if (h->len && h->s[0] == '(')
+		fail(ln, "timer address printed as %.*s: every timer looks the same; "
+		     "record with perf, or boot with no_hash_pointers", (int)h->len, h->s);
 }
 
 /* FNV-1a of an hrtimer's printed address: an id, not a pointer. */
@@ -602,6 +614,7 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 
 		if (!arg(a, na, "hrtimer", &h))
 			fail(ln, "truncated line: missing hrtimer=");
+		check_hashed(ln, &h);
 		e = new_event(ln, ts, cpu, EV_HRT_START);
 		e->a = hash_tok(&h);
 		e->c = is_tick_timer(a, na);
@@ -616,6 +629,7 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 
 		if (!arg(a, na, "hrtimer", &h))
 			fail(ln, "truncated line: missing hrtimer=");
+		check_hashed(ln, &h);
 		e = new_event(ln, ts, cpu, expire ? EV_HRT_EXPIRE : EV_HRT_CANCEL);
 		e->a = hash_tok(&h);
 		e->c = expire && is_tick_timer(a, na);
@@ -659,7 +673,43 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		e->c = irq;
 		e->state = rule;
 		have_predict = 1;
+	} else if (tok_is(&ev, "timer_start")) {
+		/*
+		 * A timer-wheel timer: its base's CPU, the jiffy its bucket
+		 * expires at, jiffies now (expires - [timeout=N]), deferrable.
+		 */
+		struct tok h, fl;
+		s64 timeout = 0;
+		u64 wcpu = arg_u64(ln, a, na, "cpu");
+		int k;
+
+		if (!arg(a, na, "timer", &h))
+			fail(ln, "truncated line: missing timer=");
+		check_hashed(ln, &h);
+		for (k = 0; k < na; k++)
+			if (a[k].len > 10 && !memcmp(a[k].s, "[timeout=", 9) &&
+			    a[k].s[a[k].len - 1] == ']')
+				break;
+		if (k == na || parse_s64(a[k].s + 9, a[k].len - 10, &timeout))
+			fail(ln, "missing or bad [timeout=N]");
+		e = new_event(ln, ts, wcpu, EV_WT_START);
+		e->a = hash_tok(&h);
+		e->b = arg_u64(ln, a, na, "bucket_expiry");
+		e->d = arg_u64(ln, a, na, "expires") - timeout;
+		e->c = arg(a, na, "flags", &fl) && memchr(fl.s, 'D', fl.len);
+		have_wheel = 1;
+	} else if (tok_is(&ev, "timer_cancel") || tok_is(&ev, "timer_expire_entry")) {
+		struct tok h;
+		int expire = tok_is(&ev, "timer_expire_entry");
+
+		if (!arg(a, na, "timer", &h))
+			fail(ln, "truncated line: missing timer=");
+		check_hashed(ln, &h);
+		e = new_event(ln, ts, cpu, expire ? EV_WT_EXPIRE : EV_WT_CANCEL);
+		e->a = hash_tok(&h);
+		e->d = expire ? arg_u64(ln, a, na, "now") : NO_TIME;
 	} else if (tok_is(&ev, "irq_handler_exit") || tok_is(&ev, "hrtimer_init") ||
+		   tok_is(&ev, "timer_init") || tok_is(&ev, "timer_expire_exit") ||
 		   tok_is(&ev, "hrtimer_expire_exit")) {
 		return;
 	} else if (!ignore_unknown) {
@@ -777,6 +827,7 @@ struct cpu_state {
 	int tick_seen, tick_stopped, tick_stopped_before, tick_ev_stop;
 	int tick_fired;		/* the tick expired in the open period */
 	bool tick_stopped_sel;	/* tick_stopped_at_select() at the entry */
+	u64 gsleep, gnext;	/* the governors' sleep length and next event */
 	bool got_tick_unread[GOV_MAX];	/* set, not yet read by reflect() */
 	struct row_cpu {
 		u64 periods, deep, shallow, seen, match;
@@ -848,6 +899,104 @@ static void hrt_start(const struct event *e)
 	hrt[nhrt].cpu = e->cpu;
 	hrt[nhrt].tick = e->c != 0;
 	nhrt++;
+}
+
+/*
+ * Timer-wheel timers (timer:timer_start): the nohz code's next event
+ * counts them (tick_nohz_next_event()).  Jiffies are mapped to the trace
+ * clock as jiffy J starting at jiffy_c + (J - jiffy_ref) * TICK_NSEC:
+ * jiffies never run ahead of time, so every event that saw jiffies J at t
+ * bounds jiffy_c from above, and the timer softirq's expiries, right
+ * after the tick that advanced jiffies, make the bound tight.
+ */
+struct wheel_timer {
+	u64 id, bucket;		/* bucket_expiry, in jiffies */
+	u32 cpu;
+};
+
+static struct wheel_timer *wt;
+static size_t nwt, wtcap;
+static int jiffy_known;
+static u64 jiffy_ref;
+static s64 jiffy_c;
+
+static void jiffy_seen(u64 t, u64 now_j)
+{
+	s64 c;
+
+	if (!jiffy_known) {
+		jiffy_known = 1;
+		jiffy_ref = now_j;
+		jiffy_c = (s64)t;
+		return;
+	}
+	c = (s64)t - (s64)(now_j - jiffy_ref) * TICK_NSEC;
+	if (c < jiffy_c)
+		jiffy_c = c;
+}
+
+static void wt_remove(u64 id)
+{
+	size_t i;
+
+	for (i = 0; i < nwt; i++) {
+		if (wt[i].id == id) {
+			wt[i] = wt[--nwt];
+			return;
+		}
+	}
+}
+
+static void wt_event(const struct event *e)
+{
+	if (e->d != NO_TIME)
+		jiffy_seen(e->t, e->d);
+	wt_remove(e->a);
+	/* deferrable timers do not end an idle period */
+	if (e->type != EV_WT_START || e->c)
+		return;
+	if (nwt == MAX_PENDING_HRT)
+		fail(e->line, "more than %d wheel timers pending", MAX_PENDING_HRT);
+	if (nwt == wtcap) {
+		wtcap = wtcap ? wtcap * 2 : 1024;
+		wt = realloc(wt, wtcap * sizeof(*wt));
+		if (!wt)
+			fail(e->line, "out of memory");
+	}
+	wt[nwt].id = e->a;
+	wt[nwt].bucket = e->b;
+	wt[nwt].cpu = e->cpu;
+	nwt++;
+}
+
+/*
+ * tick_nohz_get_sleep_length() with the wheel: from the jiffy of @now,
+ * the next wheel event on @cpu; within a tick with the tick running, the
+ * nohz code keeps the tick and answers @next (the next tick or timer);
+ * otherwise the earlier of the wheel event and @sleep_hrt (the next
+ * hrtimer but the tick).
+ */
+static u64 wheel_sleep(u32 cpu, u64 now, bool stopped, u64 sleep_hrt, u64 next)
+{
+	s64 tick = TICK_NSEC, since = (s64)now - jiffy_c;
+	s64 basej = since >= 0 ? since / tick : -((-since + tick - 1) / tick);
+	s64 basemono = jiffy_c + basej * tick, best = S64_MAX, next_tick;
+	size_t i;
+
+	for (i = 0; i < nwt; i++) {
+		s64 j = (s64)(wt[i].bucket - jiffy_ref);
+
+		if (wt[i].cpu == cpu && j < best)
+			best = j;
+	}
+	if (best == S64_MAX)
+		return sleep_hrt;
+	next_tick = best <= basej ? basemono : basemono + (best - basej) * tick;
+	if (next_tick - basemono <= tick && !stopped)
+		return next;
+	if (next_tick <= (s64)now)
+		return 0;
+	return min((u64)(next_tick - (s64)now), sleep_hrt);
 }
 
 static void tick_event(struct cpu_state *c, u64 t, int stopped)
@@ -1001,6 +1150,18 @@ static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
 		sleep = hrt_next_ex(e->cpu, now, 1);
 		next = hrt_next(e->cpu, now);
 		stopped = tick_stopped_at_select(c);
+		if (have_wheel && jiffy_known)
+			sleep = wheel_sleep(e->cpu, now, stopped, sleep, next);
+		/*
+		 * The tick ran at the selection and was not stopped after
+		 * it: taken as kept by the nohz code (RCU callbacks,
+		 * irq_work, a timer within a tick: tick_nohz_next_event()
+		 * returns 0), which then answers the next event, tick
+		 * included.  A governor that kept the tick itself looks the
+		 * same in the trace.
+		 */
+		if (c->tick_seen && !stopped && !(c->tick_ev_t > c->exit_t && c->tick_ev_stop))
+			sleep = next;
 	} else {
 		sleep = timer_by_lookahead(e);
 		next = tick_ns ? min(sleep, tick_ns - e->t % tick_ns) : sleep;
@@ -1008,6 +1169,8 @@ static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
 	c->traced_state = e->state;
 	c->gentries++;
 	c->tick_stopped_sel = stopped;
+	c->gsleep = sleep;
+	c->gnext = next;
 	for (g = 0; g < shim_nr_governors; g++) {
 		struct cpuidle_device *d = &c->gdev[g];
 		bool stop_tick = true;
@@ -1160,12 +1323,19 @@ static void gov_exit(struct cpu_state *c, size_t idx, u64 actual, int oracle)
 		if (c->traced_state >= 0 && c->gentries > gov_warmup)
 			count_kernel(c, ROW_GOV + g, c->gchoice[g]);
 		if (dump)
-			fprintf(dump, "%s %u %" PRIu64 " -1 %" PRIu64 " -1 -1 %d %d\n",
-				row_name(ROW_GOV + g), e->cpu, c->enter_t, actual,
+			fprintf(dump, "%s %u %" PRIu64 " -1 %" PRIu64 " %" PRId64 " %" PRId64
+				" %d %d\n", row_name(ROW_GOV + g), e->cpu, c->enter_t, actual,
+				c->gsleep == NO_TIME ? -1 : (s64)c->gsleep,
+				c->gnext == NO_TIME ? -1 : (s64)c->gnext,
 				c->gchoice[g], oracle);
 	}
-	if (rule_on[ROW_KERNEL] && c->traced_state >= 0 && oracle >= 0)
-		count_row(c, ROW_KERNEL, c->traced_state, oracle, actual);
+	if (!rule_on[ROW_KERNEL] || c->traced_state < 0 || oracle < 0)
+		return;
+	count_row(c, ROW_KERNEL, c->traced_state, oracle, actual);
+	if (dump)
+		fprintf(dump, "kernel %u %" PRIu64 " -1 %" PRIu64 " -1 %d %d %d\n",
+			e->cpu, c->enter_t, actual, c->tick_stopped_sel,
+			c->traced_state, oracle);
 }
 
 static void idle_exit(size_t idx)
@@ -1283,6 +1453,11 @@ static void replay(void)
 		case EV_HRT_CANCEL:
 			hrt_remove(e->a);
 			tick_hrt(e);
+			break;
+		case EV_WT_START:
+		case EV_WT_CANCEL:
+		case EV_WT_EXPIRE:
+			wt_event(e);
 			break;
 		}
 	}

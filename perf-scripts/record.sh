@@ -9,8 +9,9 @@
 #               HZ (from /boot/config-$(uname -r) or /proc/config.gz, or
 #               $HZ if set) for `replay --states`
 #   trace.txt   `perf script --ns` of power:cpu_idle, irq:irq_handler_entry
-#               and the hrtimer events (start, cancel, expire_entry) of
-#               all CPUs, on CLOCK_MONOTONIC (the clock of hrtimer expiries)
+#               and the hrtimer and timer-wheel events (start, cancel,
+#               expire_entry) of all CPUs, on CLOCK_MONOTONIC (the clock of
+#               hrtimer expiries)
 # then replay it:
 #   build/idle-loop/replay --states OUTDIR/states OUTDIR/trace.txt
 # Works under busybox sh (the guest uses it too).
@@ -61,6 +62,7 @@ mv "$out/states.tmp" "$out/states"
 perf record -a -k CLOCK_MONOTONIC -o "$out/perf.data" \
 	-e power:cpu_idle -e irq:irq_handler_entry \
 	-e timer:hrtimer_start -e timer:hrtimer_cancel -e timer:hrtimer_expire_entry \
+	-e timer:timer_start -e timer:timer_cancel -e timer:timer_expire_entry \
 	-- sleep "$secs" >"$out/record.log" 2>&1 ||
 	die "perf record failed: $(tail -1 "$out/record.log")"
 perf script --ns -i "$out/perf.data" >"$out/trace.tmp" 2>"$out/script.log" ||

@@ -1,15 +1,17 @@
 #!/bin/sh
-# record-check.sh RESULTS [SECONDS [WORKLOAD ...]]: perf-scripts/record.sh
+# record-check.sh RESULTS [SECONDS [WORD ...]]: perf-scripts/record.sh
 # as a user would run it, in the guest: it records SECONDS (default 4)
-# while perf-scripts/guest/bench.sh runs the WORKLOADs (default timer=1
-# dev2=1; dev* needs hpet=disable and QEMU's -global hpet.timers=8), and
-# returns what it wrote, RESULTS/states and RESULTS/trace.txt.gz, for
+# while bench.sh runs its WORDs (`perf-scripts/bench.py --guest-words
+# timer,dev2` prints them; default: a 1 s window of cyclictest at 1 ms;
+# generator sources need hpet=disable and QEMU's -global hpet.timers=8),
+# and returns what it wrote, RESULTS/states and RESULTS/trace.txt.gz, with
+# bench.sh's own per-window ftrace traces in RESULTS/bench/, for
 # idle-loop/replay on the host (scripts/tests/replay-gov.sh).
 set -eu
 out=$1 secs=${2:-4}
 shift
 [ $# -gt 0 ] && shift
-works=${*:-timer=1 dev2=1}
+works=${*:-timer=1 timer.ct=1000}
 mkdir -p "$out/bench"
 sh /scripts/record.sh "$secs" /tmp/rec >"$out/record.out" 2>&1 &
 rp=$!

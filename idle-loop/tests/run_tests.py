@@ -199,6 +199,15 @@ MALFORMED = [
     ("predict-next-next-below-none", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_next: now_ns=5 next_ns=-2 irq=0 rule=3\n", 4),
     ("predict-next-bad-now", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_next: now_ns=-5 next_ns=-1 irq=0 rule=3\n", 4),
     ("predict-lost-bad-cpu", PERF_OK + "CPU:x [LOST 3 EVENTS]\n", 4),
+    # timer events: a hashed address names no timer; the wheel's fields
+    ("hrtimer-hashed", PERF_OK + "swapper/0 0 [000] 1.002000000: timer:hrtimer_start: "
+     "hrtimer=(____ptrval____) function=f expires=5 softexpires=5 mode=0\n", 4),
+    ("timer-no-timeout", PERF_OK + "swapper/0 0 [000] 1.002000000: timer:timer_start: "
+     "timer=0xff1 function=f expires=5 bucket_expiry=6 cpu=0 idx=1 flags=\n", 4),
+    ("timer-bad-cpu", PERF_OK + "swapper/0 0 [000] 1.002000000: timer:timer_start: "
+     "timer=0xff1 function=f expires=5 [timeout=1] bucket_expiry=6 cpu=x idx=1 flags=\n", 4),
+    ("timer-expire-no-now", PERF_OK + "swapper/0 0 [000] 1.002000000: timer:timer_expire_entry: "
+     "timer=0xff1 function=f baseclk=5\n", 4),
 ]
 
 
