@@ -26,7 +26,7 @@ KERNEL ?= patched
 VCPUS ?= 2
 ARGS ?=
 GUEST_SRCS := guest-image/mkinitramfs.sh guest-image/init guest-image/passwd \
-	perf-scripts/record.sh $(wildcard guest-image/guest/*.sh guest-image/tools/*.c)
+	perf-scripts/record.sh $(wildcard guest-image/guest/*.sh guest-image/tools/*.[ch])
 
 .PHONY: all deps tree series kernels image smoke test test-robust bench report replay shell clean
 

@@ -20,7 +20,8 @@ list=$out.list
 mkdir -p "$BUILD/guest-tools"
 for src in "$TOP"/guest-image/tools/*.c; do
 	t=$BUILD/guest-tools/$(basename "$src" .c)
-	[ -x "$t" ] && [ "$t" -nt "$src" ] && continue
+	[ -x "$t" ] && [ "$t" -nt "$src" ] && [ -z "$(find "$TOP"/guest-image/tools -name '*.h' -newer "$t")" ] &&
+		continue
 	gcc -O2 -Wall -Wextra -Werror -static -o "$t" "$src" || die "building $t from $src failed"
 done
 

@@ -2,7 +2,7 @@
 # Makefile.  The guest tools are built by guest-image/mkinitramfs.sh.
 BENCH_CFLAGS := -O2 -Wall -Wextra -Werror
 
-build/udpgen: perf-scripts/udpgen.c
+build/udpgen: perf-scripts/udpgen.c guest-image/tools/tool.h
 	@mkdir -p build
 	gcc $(BENCH_CFLAGS) -o $@ $< -lm
 

@@ -26,13 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#define TOOL "udpgen"
+#include "../guest-image/tools/tool.h"
 
 static void sleep_until(int64_t t)
 {
@@ -40,20 +35,6 @@ static void sleep_until(int64_t t)
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
-}
-
-static long num(const char *s, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v <= 0) {
-		fprintf(stderr, "udpgen: bad %s '%s' (want a positive integer)\n", what, s);
-		exit(2);
-	}
-	return v;
 }
 
 static void usage(void)

@@ -8,7 +8,7 @@
  *   benchtool udprecv PORT[,PORT] SECONDS  count UDP datagrams per port
  *
  * Each prints one summary line "key=value ..." on stdout and exits 0, or
- * prints an error on stderr and exits 1.
+ * prints an error on stderr and exits 1 (2 for a bad argument).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,27 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static long num(const char *s, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v <= 0) {
-		fprintf(stderr, "benchtool: bad %s '%s'\n", what, s);
-		exit(1);
-	}
-	return v;
-}
+#define TOOL "benchtool"
+#include "tool.h"
 
 static int do_rtc(long rate, long secs)
 {

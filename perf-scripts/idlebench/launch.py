@@ -122,7 +122,7 @@ def run_qemu_cmd(cell, s, work):
                                           "-t", str(budget + 180), "-q", str(quiet)]
 
 
-class Traffic(threading.Thread):
+class TrafficThread(threading.Thread):
     """Follows the console; on 'bench-sync: start NAME SECS' starts udpgen
     with that workload's traffic, its output in log_fmt.format(NAME)."""
 
@@ -224,7 +224,7 @@ def run(cell, s, cells_dir):
     traffic = None
     if cell.mode == "real":
         os.makedirs(work, exist_ok=True)
-        traffic = Traffic(os.path.join(work, "console.log"), s, final + ".udpgen-{}.log")
+        traffic = TrafficThread(os.path.join(work, "console.log"), s, final + ".udpgen-{}.log")
         traffic.start()
     t0 = time.time()
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
