@@ -16,6 +16,16 @@ struct gov_answers shim_answers;
 struct cpuidle_governor *shim_governors[GOV_MAX];
 int shim_nr_governors;
 
+void *shim_percpu_last;
+unsigned long shim_percpu_size;
+
+void *shim_percpu_note(void *obj, unsigned long size)
+{
+	shim_percpu_last = obj;
+	shim_percpu_size = size;
+	return obj;
+}
+
 int cpuidle_register_governor(struct cpuidle_governor *gov)
 {
 	if (shim_nr_governors == GOV_MAX)

@@ -25,6 +25,10 @@ struct gov_answers {
 
 extern struct gov_answers shim_answers;
 
+/* The per-CPU object a governor touched last (shim_percpu_note()). */
+extern void *shim_percpu_last;
+extern unsigned long shim_percpu_size;
+
 /* The governors registered by their initcalls, in link order. */
 extern struct cpuidle_governor *shim_governors[GOV_MAX];
 extern int shim_nr_governors;

@@ -814,6 +814,11 @@ struct cpu_state {
 	struct cpuidle_device gdev[GOV_MAX];
 	int gov_ready;
 	int gchoice[GOV_MAX];
+	/* each governor's per-CPU data, and a copy of it before select() */
+	void *gdata[GOV_MAX];
+	unsigned long gsize[GOV_MAX];
+	u64 gsave[GOV_MAX][64];
+	u64 gretried;		/* selections run again (nohz kept the tick) */
 	u64 gentries;		/* idle entries replayed through them */
 	int traced_state;	/* state the traced kernel entered, or -1 */
 	u64 exit_t;		/* end of the previous idle period */
@@ -1137,8 +1142,9 @@ static u64 timer_by_lookahead(const struct event *e)
  */
 static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
 {
+	struct cpuidle_device gsave_dev;
 	u64 sleep, next;
-	bool stopped = false;
+	bool stopped = false, kept = false;
 	int g;
 
 	if (c->kernel_state >= 0 || native_format) {
@@ -1152,16 +1158,9 @@ static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
 		stopped = tick_stopped_at_select(c);
 		if (have_wheel && jiffy_known)
 			sleep = wheel_sleep(e->cpu, now, stopped, sleep, next);
-		/*
-		 * The tick ran at the selection and was not stopped after
-		 * it: taken as kept by the nohz code (RCU callbacks,
-		 * irq_work, a timer within a tick: tick_nohz_next_event()
-		 * returns 0), which then answers the next event, tick
-		 * included.  A governor that kept the tick itself looks the
-		 * same in the trace.
-		 */
-		if (c->tick_seen && !stopped && !(c->tick_ev_t > c->exit_t && c->tick_ev_stop))
-			sleep = next;
+		/* the tick ran at the selection and was not stopped after it */
+		kept = c->tick_seen && !stopped &&
+		       !(c->tick_ev_t > c->exit_t && c->tick_ev_stop);
 	} else {
 		sleep = timer_by_lookahead(e);
 		next = tick_ns ? min(sleep, tick_ns - e->t % tick_ns) : sleep;
@@ -1182,7 +1181,16 @@ static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
 			/* cpuidle_enable_device() */
 			memcpy(d->states_usage, dev.states_usage, sizeof(d->states_usage));
 			d->cpu = e->cpu;
+			shim_percpu_last = NULL;
 			shim_governors[g]->enable(&drv, d);
+			if (shim_percpu_last && shim_percpu_size <= sizeof(c->gsave[g])) {
+				c->gdata[g] = shim_percpu_last;
+				c->gsize[g] = shim_percpu_size;
+			}
+		}
+		if (c->gdata[g]) {
+			memcpy(c->gsave[g], c->gdata[g], c->gsize[g]);
+			gsave_dev = *d;
 		}
 		shim_answers.now_ns = now;
 		shim_answers.sleep_length_ns = to_ktime(sleep);
@@ -1192,6 +1200,23 @@ static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
 		shim_answers.latency_req_ns = c->latency_req == U64_MAX ?
 			2000000000LL * NSEC_PER_USEC : (s64)min(c->latency_req, (u64)S64_MAX);
 		c->gchoice[g] = shim_governors[g]->select(&drv, d, &stop_tick);
+		/*
+		 * The governor asked for the tick to be stopped and the trace
+		 * shows it kept: the nohz code refused (RCU callbacks,
+		 * irq_work, a timer within a tick: tick_nohz_next_event()
+		 * returned 0), and then its sleep length was the next event,
+		 * tick included.  Choose again from the same history with
+		 * that answer.  (A governor that kept the tick itself cannot
+		 * tell which answer it had: the first stands.)
+		 */
+		if (kept && stop_tick && c->gdata[g] && next < sleep) {
+			memcpy(c->gdata[g], c->gsave[g], c->gsize[g]);
+			*d = gsave_dev;
+			shim_answers.sleep_length_ns = to_ktime(next);
+			stop_tick = true;
+			c->gchoice[g] = shim_governors[g]->select(&drv, d, &stop_tick);
+			c->gretried++;
+		}
 	}
 	c->gov_ready = 1;
 }
