@@ -13,11 +13,15 @@
 # or %p prints one placeholder for every timer in a guest without
 # entropy), so bench.sh's own per-window traces (ftrace text, trace clock
 # local) are replayed too and reported, not asserted.
-#   -f  replay the traces committed in idle-loop/tests/gov-traces/ (made
-#       by this script, seconds; what `make test` runs) instead of
-#       booting the stock kernel (two -icount boots, a few minutes; needs
+#   -f  replay the traces committed in idle-loop/tests/gov-traces/GOV/
+#       (record.sh's states and trace.txt, xz; made by this script with
+#       SAVE=1; seconds; what `make test` runs) instead of booting the
+#       stock kernel (two -icount boots, about 5 minutes; needs
 #       build/kernels/stock.bzImage; INITRD=FILE uses that image).
-# SAVE=1 copies the new traces into idle-loop/tests/gov-traces/.
+# Why 95%: on the committed traces menu matches 98.5% and teo 99.7%; the
+# rest is kernel state no event shows (docs/design.md); a change of the
+# replay, the shims or the tree's governors that costs more than ~3
+# points of menu's share is a regression to look at.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fixtures=0
@@ -47,10 +51,11 @@ record() { # record GOV: boot the stock kernel with GOV, record in the guest
 		echo "ftrace $w: $(grep "^governor $1:" "$o/$1/ftrace-$w.txt" || head -1 "$o/$1/ftrace-$w.txt")"
 	done
 	cp "$o/$1/guest/results/states" "$o/$1/states"
-	cp "$o/$1/guest/results/trace.txt.gz" "$o/$1/trace.txt.gz"
+	gzip -dc "$o/$1/guest/results/trace.txt.gz" >"$o/$1/trace.txt"
 	if [ "${SAVE:-0}" = 1 ]; then
 		mkdir -p "$fx/$1"
-		cp "$o/$1/states" "$o/$1/trace.txt.gz" "$fx/$1/"
+		cp "$o/$1/states" "$fx/$1/"
+		xz -9 -c "$o/$1/trace.txt" >"$fx/$1/trace.txt.xz"
 	fi
 }
 
@@ -70,14 +75,14 @@ st=0
 for g in menu teo; do
 	mkdir -p "$o/$g"
 	if [ "$fixtures" = 1 ]; then
-		[ -f "$fx/$g/trace.txt.gz" ] || { echo "FAIL: no $fx/$g/trace.txt.gz"; exit 1; }
-		cp "$fx/$g/states" "$fx/$g/trace.txt.gz" "$o/$g/"
+		[ -f "$fx/$g/trace.txt.xz" ] || { echo "FAIL: no $fx/$g/trace.txt.xz"; exit 1; }
+		cp "$fx/$g/states" "$o/$g/"
+		xz -dc "$fx/$g/trace.txt.xz" >"$o/$g/trace.txt"
 	else
 		record "$g"
 	fi
 	grep -q "^governor $g\$" "$o/$g/states" ||
 		{ echo "FAIL: $g: the recorded table names another governor"; exit 1; }
-	gzip -dc "$o/$g/trace.txt.gz" >"$o/$g/trace.txt"
 	"$replay" --states "$o/$g/states" "$o/$g/trace.txt" >"$o/$g/replay.txt" 2>"$o/$g/replay.err" ||
 		{ echo "FAIL: $g: replay: $(head -1 "$o/$g/replay.err")"; exit 1; }
 	# "governor menu: M of N states as the traced kernel's (P%), ..."
