@@ -49,6 +49,9 @@ check harness-wrong-pin sh "$TOP/scripts/tests/wrong-pin.sh"
 check harness-broken-patch sh "$TOP/scripts/tests/broken-patch.sh"
 check harness-disk-full sh "$TOP/scripts/tests/disk-full.sh"
 [ -f "$TOP/idle-loop/Makefile" ] && check replay make -C "$TOP/idle-loop" test
+# menu and teo compiled into the replay choose as the recorded stock kernel
+# did (>= 95% of entries; committed record.sh traces, seconds)
+check replay-governors sh "$TOP/scripts/tests/replay-gov.sh" -f "$T/replay-gov"
 [ -d "$TOP/perf-scripts/tests" ] &&
 	check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests"
 
