@@ -23,11 +23,12 @@ CONFIGS = {c.name: c for c in (
     Config("menu", "stock.bzImage", "cpuidle.governor=menu", governor="menu",
            quick=True, quick_cost=True),
     Config("teo", "stock.bzImage", "cpuidle.governor=teo", governor="teo", quick=True),
-    Config("sched", "patched.bzImage", expect="interrupt rule adaptive",
-           quick=True, quick_cost=True),
+    # the patched path shows as the cpuidle governor "sched_idle"
+    Config("sched", "patched.bzImage", governor="sched_idle",
+           expect="interrupt rule adaptive", quick=True, quick_cost=True),
     # the RFC-baseline predictor of the series (sched_idle_rule=); 2 vCPUs
     # only in the full matrix (docs/method.md)
-    Config("sched-rfc", "patched.bzImage", "sched_idle_rule=rfc",
+    Config("sched-rfc", "patched.bzImage", "sched_idle_rule=rfc", governor="sched_idle",
            expect="interrupt rule rfc", vcpus=(2, 4)),
     # The debug build of the patched kernel (lockdep, KASAN, UBSAN, ...):
     # scripts/test-robust.sh runs every workload on it once, for splats,
@@ -41,6 +42,7 @@ CONFIGS = {c.name: c for c in (
     # that crashed a debug boot in __schedule (int3 Oops).
     Config("sched-debug", "patched-debug.bzImage",
            "no5lvl rcutorture.test_boost=0 rcutorture.fwd_progress=0",
-           expect="interrupt rule adaptive", guest_sets=("set.perf=0",), default=False),
+           governor="sched_idle", expect="interrupt rule adaptive",
+           guest_sets=("set.perf=0",), default=False),
 )}
 DEFAULT_CONFIGS = [n for n, c in CONFIGS.items() if c.default]
