@@ -925,9 +925,18 @@ static int jiffy_known;
 static u64 jiffy_ref;
 static s64 jiffy_c;
 
+/* Jiffies this far from the first ones seen (years) are garbage: ignored. */
+#define JIFFY_SPAN	(1LL << 31)
+
+static int jiffy_rel(u64 j, s64 *rel)
+{
+	*rel = (s64)(j - jiffy_ref);
+	return *rel > -JIFFY_SPAN && *rel < JIFFY_SPAN;
+}
+
 static void jiffy_seen(u64 t, u64 now_j)
 {
-	s64 c;
+	s64 c, rel;
 
 	if (!jiffy_known) {
 		jiffy_known = 1;
@@ -935,7 +944,9 @@ static void jiffy_seen(u64 t, u64 now_j)
 		jiffy_c = (s64)t;
 		return;
 	}
-	c = (s64)t - (s64)(now_j - jiffy_ref) * TICK_NSEC;
+	if (!jiffy_rel(now_j, &rel))
+		return;
+	c = (s64)t - rel * TICK_NSEC;
 	if (c < jiffy_c)
 		jiffy_c = c;
 }
@@ -989,9 +1000,9 @@ static u64 wheel_sleep(u32 cpu, u64 now, bool stopped, u64 sleep_hrt, u64 next)
 	size_t i;
 
 	for (i = 0; i < nwt; i++) {
-		s64 j = (s64)(wt[i].bucket - jiffy_ref);
+		s64 j;
 
-		if (wt[i].cpu == cpu && j < best)
+		if (wt[i].cpu == cpu && jiffy_rel(wt[i].bucket, &j) && j < best)
 			best = j;
 	}
 	if (best == S64_MAX)

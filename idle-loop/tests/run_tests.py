@@ -3,6 +3,7 @@
 inputs, and mutated inputs under ASan+UBSan.  Prints PASS/FAIL per check."""
 import argparse
 import concurrent.futures
+import lzma
 import os
 import random
 import subprocess
@@ -396,6 +397,12 @@ def fuzz(asan, n):
                             {0: (370000, 50000), 1: (410000, 20000)}, 6 * MS)
     exact = "\n".join(ex[:100] + ["CPU:1 [LOST 2 EVENTS]"] + ex[100:]) + "\n"
     seeds = [native, perf, sel, exact]
+    # a slice of a recorded stock-kernel trace: tick, hrtimer and wheel events
+    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gov-traces", "menu",
+                      "trace.txt.xz")
+    if os.path.exists(fx):
+        with lzma.open(fx, "rt") as f:
+            seeds.append("".join(f.readlines()[5000:5400]))
     inputs = [mutate(rng, rng.choice(seeds)) for _ in range(n)]
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
