@@ -485,7 +485,28 @@ def governors(replay, out):
     want = "governor menu: %d of %d states" % (len(chosen) - 10, len(chosen) - 10)
     check("governor-menu-matches-own-choices", rc == 0 and line and line[0].startswith(want),
           "%s / %s" % (line, se))
-    # 4. --states: the table of a recorded machine; malformed tables stop
+    # 4. The tick's state at each selection, from its hrtimer: running
+    #    (armed a tick ahead), stopped after entry B's selection (armed
+    #    far ahead: B chose with it running, C with it stopped), running
+    #    again before D.
+    tick = "swapper/0 0 [000] %s: timer:hrtimer_start: hrtimer=0xffff0001 " \
+        "function=tick_nohz_handler expires=%d softexpires=%d mode=0"
+    idle = "swapper/0 0 [000] %s: power:cpu_idle: state=%s cpu_id=0"
+    ev = [tick % ("1.000000000", 1004000000, 1004000000),
+          idle % ("1.000100000", 3), idle % ("1.003000000", 4294967295),
+          tick % ("1.003100000", 1900000000, 1900000000),
+          idle % ("1.003200000", 3), idle % ("1.100000000", 4294967295),
+          idle % ("1.100100000", 3), idle % ("1.200000000", 4294967295),
+          tick % ("1.200050000", 1204000000, 1204000000),
+          idle % ("1.201000000", 3), idle % ("1.202000000", 4294967295)]
+    tp = os.path.join(out, "gov-tick.txt")
+    with open(tp, "w") as f:
+        f.write("\n".join(ev) + "\n")
+    dp = os.path.join(out, "gov-tick.dump")
+    rc, so, se = run(replay, ["--dump", dp, tp])
+    stopped = [int(ln.split()[6]) for ln in open(dp) if ln.startswith("kernel ")] if rc == 0 else se
+    check("governor-tick-stopped-at-select", stopped == [0, 0, 1, 0], str(stopped))
+    # 5. --states: the table of a recorded machine; malformed tables stop
     #    with one line naming the file and line.
     sp = os.path.join(out, "states-ok")
     with open(sp, "w") as f:
