@@ -1870,10 +1870,14 @@ static void print_per_cpu(void)
 			if (!cpus[cpu] || !cpus[cpu]->rc[r].periods)
 				continue;
 			p = &cpus[cpu]->rc[r];
-			printf("per CPU: %-9s %5u %8" PRIu64 " %8.2f %8.2f %7.3f ", row_name(r), cpu,
+			printf("per CPU: %-9s %5u %8" PRIu64 " %8.2f %8.2f ", row_name(r), cpu,
 			       p->periods, 100.0 * p->deep / p->periods,
-			       100.0 * p->shallow / p->periods,
-			       p->oracle_energy > 0 ? p->energy / p->oracle_energy : 0);
+			       100.0 * p->shallow / p->periods);
+			if (ptab->active_mw)
+				printf("%7.3f ", p->oracle_energy > 0 ?
+				       p->energy / p->oracle_energy : 0);
+			else
+				printf("%7s ", "-");
 			if (p->seen)
 				printf("%9.2f\n", 100.0 * p->match / p->seen);
 			else
@@ -1913,8 +1917,12 @@ static void print_text(void)
 		else	/* a governor's predicted duration is not exposed */
 			printf("%-9s %8" PRIu64 " %7s %10s %10s", row_name(r), s->periods,
 			       "-", "-", "-");
-		printf(" %8.2f %8.2f %11.3f %11.3f %7.3f", m.deep_pct, m.shallow_pct,
-		       m.e_mj, m.oe_mj, m.oe_mj > 0 ? m.e_mj / m.oe_mj : 0);
+		printf(" %8.2f %8.2f", m.deep_pct, m.shallow_pct);
+		if (ptab->active_mw)
+			printf(" %11.3f %11.3f %7.3f", m.e_mj, m.oe_mj,
+			       m.oe_mj > 0 ? m.e_mj / m.oe_mj : 0);
+		else	/* a --states table has no power model */
+			printf(" %11s %11s %7s", "-", "-", "-");
 		if (km && s->kernel_seen)
 			printf("  %14.2f", 100.0 * s->kernel_match / s->kernel_seen);
 		else if (km)
