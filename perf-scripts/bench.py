@@ -78,7 +78,9 @@ def arguments(argv):
                     help="parallel -icount guests (single-threaded TCG each)")
     ap.add_argument("--kernels", default=os.path.join(BUILD, "kernels"),
                     help="directory of the kernel images (default build/kernels)")
-    ap.add_argument("--out", default=os.path.join(BUILD, "bench"))
+    ap.add_argument("--out", default=os.path.join(BUILD, "bench"),
+                    help="bench directory (default build/bench, the only one whose report "
+                    "goes to docs/results.md; others report to OUT/report/results.md)")
     ap.add_argument("--no-cost", action="store_true",
                     help="skip the cost stage (one function_graph -icount boot per "
                     "configuration on 2 vCPUs: selection cost per idle entry, cost per IRQ)")
@@ -222,8 +224,12 @@ def main(argv=None):
                                  "ran": len(todo), "quick": a.quick,
                                  "argv": sys.argv[1:] if argv is None else argv}))
     if not a.no_report:
-        report.build(a.out, os.path.join(TOP, "docs", "results.md"),
-                     os.path.join(BUILD, "bench-noise"), table)
+        # docs/results.md is the default matrix's; another --out reports
+        # into its own directory, so a side run cannot overwrite it
+        default_out = os.path.abspath(a.out) == os.path.abspath(os.path.join(BUILD, "bench"))
+        dest = (os.path.join(TOP, "docs", "results.md") if default_out
+                else os.path.join(a.out, "report", "results.md"))
+        report.build(a.out, dest, os.path.join(BUILD, "bench-noise"), table)
 
 
 if __name__ == "__main__":
