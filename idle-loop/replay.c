@@ -26,6 +26,7 @@
 #include <linux/jiffies.h>
 #include <linux/irq_predict.h>
 #include "idle_select.h"
+#include "learn.h"
 #include "govshim.h"
 
 #define MAX_CPUS	4096
@@ -85,6 +86,7 @@ static u64 poll_limit_ns;
 static struct power_table user_table = { "states", 0, 0, { { 0 } } };
 static char user_names[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
 static u64 gov_warmup = 100;
+static int learn;	/* 1: --learn, 2: --learn-teo (learn.h) */
 
 static int parse_u64(const char *s, size_t len, u64 *out);
 
@@ -805,6 +807,7 @@ struct cpu_state {
 	u64 delta_tick_ns;	/* traced, or NO_TIME: model it from --tick-ns */
 	int stop_tick;		/* traced tick decision, or -1 */
 	u64 irq_ns[IRQ_PREDICT_NR_RULES];
+	struct learn_history hist[IRQ_PREDICT_NR_RULES];	/* --learn */
 	int kernel_state;	/* from sched_idle_select, or -1 */
 	int irq_during;
 	/* the last sched_idle_select, waiting for its cpu_idle entry */
@@ -1421,6 +1424,11 @@ static void idle_exit(size_t idx)
 		sched_idle_choose(&drv, &dev, &w, c->latency_req, tick_ns,
 				  c->tick_stopped_sel, &ch);
 		index = ch.index;
+		if (learn && index > 0)
+			index = learn_intercepted(&drv, &dev, &c->hist[r], index,
+						  c->latency_req, learn == 2);
+		if (learn && index >= 0)
+			learn_reflect(&drv, &c->hist[r], ch.expected_ns, actual);
 		if (index < 0 || oracle < 0)
 			continue;
 		count_row(c, r, index, oracle, actual);
@@ -1982,12 +1990,15 @@ static void usage(int status)
 		"usage: replay [--csv] [--table skx|arm | --states FILE] [--rules r1,r2,...]\n"
 		"              [--tick-ns N] [--dump FILE] [--ignore-unknown] [--keep-timer-irqs]\n"
 		"              [--from-boot] [--check-exact] [--tick-period-ns N]\n"
-		"              [--gov-warmup N] [TRACE|-]\n"
+		"              [--gov-warmup N] [--learn | --learn-teo] [TRACE|-]\n"
 		"rows: timer, last, rfc, adaptive, menu, teo, kernel (default: all)\n"
 		"--states FILE: the recorded machine's idle states (perf-scripts/record.sh)\n"
 		"--gov-warmup N: governor entries per CPU not compared with the kernel (100)\n"
 		"--from-boot: the trace starts at each CPU's first idle entry (exact mode)\n"
-		"--check-exact: exit 1 unless irq_predict events replay with no warm mismatch\n");
+		"--check-exact: exit 1 unless irq_predict events replay with no warm mismatch\n"
+		"--learn, --learn-teo: the rules learn from each idle period (learn.h, a\n"
+		"  candidate not in the kernel): intercepts over half of all periods, or\n"
+		"  (teo's test) of the periods that did not hit below the chosen state\n");
 	exit(status);
 }
 
@@ -2055,6 +2066,10 @@ int main(int argc, char **argv)
 			i++;
 			if (parse_u64(argv[i], strlen(argv[i]), &gov_warmup))
 				usage(2);
+		} else if (!strcmp(argv[i], "--learn")) {
+			learn = 1;
+		} else if (!strcmp(argv[i], "--learn-teo")) {
+			learn = 2;
 		} else if (!strcmp(argv[i], "--from-boot")) {
 			from_boot = 1;
 		} else if (!strcmp(argv[i], "--check-exact")) {

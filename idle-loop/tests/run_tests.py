@@ -426,6 +426,32 @@ def fuzz(asan, n):
     return errors
 
 
+def intercepted(n=200, timer=10 * MS, woken=100000, busy=50000):
+    """One CPU, its timer 10 ms away, woken after 100 us by nothing traced
+    (as a reschedule IPI wakes it)."""
+    lines, t = [], 1000000
+    for _ in range(n):
+        lines += ["%d 0 idle_enter %d" % (t, timer), "%d 0 idle_exit" % (t + woken)]
+        t += woken + busy
+    return lines
+
+
+def learning(replay, out):
+    # Unannounced wakeups every period: the rules expect the timer (C6,
+    # too deep every time); learning from each period (--learn) takes the
+    # state the periods reach (C1E) once its intercepts are the majority.
+    rows, _, _ = dump(replay, out, "intercepted", intercepted())
+    a = rule(rows, "adaptive")
+    check("learn-off-always-too-deep", len(a) == 200 and all(x["chosen"] > x["oracle"] for x in a),
+          "%d of %d too deep" % (sum(x["chosen"] > x["oracle"] for x in a), len(a)))
+    rows, _, _ = dump(replay, out, "intercepted-learn", intercepted(), ("--learn",))
+    a = rule(rows, "adaptive")
+    late = mismatches(a[5:])
+    check("learn-follows-intercepts", len(a) == 200 and not late and a[0]["chosen"] > a[0]["oracle"],
+          "%d mismatches after 5 periods, first chosen %d oracle %d" %
+          (len(late), a[0]["chosen"], a[0]["oracle"]))
+
+
 def long_idle(n=300, period=10 * MS, busy=50000):
     """One CPU, no device interrupt, woken by its timer every PERIOD."""
     lines, t = [], 1000000
@@ -547,6 +573,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     known_answers(a.replay, a.out)
     governors(a.replay, a.out)
+    learning(a.replay, a.out)
     exact_mode(a.replay, a.out)
     malformed(a.replay, a.asan)
     fuzz(a.asan, a.fuzz)
