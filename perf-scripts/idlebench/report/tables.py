@@ -254,7 +254,14 @@ def noise_section(noise_dir):
                 return "n/a" + (f" ({len(xs)})" if xs else "")
             return f"{fmt(s['mean'], key)}, {100 * s['cv']:.0f}% ({s['n']})"
         L.append(f"| {w} | {key} | {cv(mm.get('icount', []))} | {cv(mm.get('real', []))} |")
+    seeds = sorted({meta.get("seed") for _d, meta, p in cells.load(noise_dir)
+                    if p is not None and meta.get("mode") == "icount"} - {None})
     L.append("")
+    L.append("Where the spread comes from: an -icount boot with a given seed is exact "
+             "(scripts/tests/determinism.sh in `make test`), so the -icount column is the "
+             "workload's own variation between seeds "
+             f"({', '.join(str(x) for x in seeds) or 'not recorded'}: the window's phase, "
+             "the generator's arrivals); the real-time column adds QEMU's host-time jitter.\n")
     return L
 
 
