@@ -235,7 +235,7 @@ static double energy_pj(int index, u64 idle_ns)
 enum ev_type {
 	EV_IRQ, EV_ENTER, EV_EXIT, EV_SELECT,
 	EV_HRT_START, EV_HRT_CANCEL, EV_HRT_EXPIRE,
-	EV_STAMP, EV_FORGET, EV_NEXT, EV_LOST,
+	EV_STAMP, EV_FORGET, EV_NEXT, EV_LOST, EV_RING_LOST, EV_RESET,
 	EV_WT_START, EV_WT_CANCEL, EV_WT_EXPIRE,
 };
 
@@ -655,6 +655,16 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		check_irq(ln, irq);
 		e = new_event(ln, ts, cpu, EV_FORGET);
 		e->a = irq;
+		have_predict = 1;
+	} else if (tok_is(&ev, "irq_predict_lost")) {
+		/* patch 5: the ring overflowed before this drain */
+		e = new_event(ln, ts, cpu, EV_RING_LOST);
+		e->a = arg_u64(ln, a, na, "stamps");
+		have_predict = 1;
+	} else if (tok_is(&ev, "irq_predict_reset")) {
+		/* patch 5: too many forgets missed, the table starts over */
+		e = new_event(ln, ts, cpu, EV_RESET);
+		e->a = arg_u64(ln, a, na, "forgets");
 		have_predict = 1;
 	} else if (tok_is(&ev, "irq_predict_next")) {
 		u64 now = arg_u64(ln, a, na, "now_ns");
@@ -1773,6 +1783,19 @@ static void replay_exact(void)
 		case EV_LOST:
 			exact_lost(ecpu_get(e->cpu));
 			break;
+		case EV_RING_LOST:
+			irq_predict_lost(&ecpu_get(e->cpu)->pc);
+			break;
+		case EV_RESET: {
+			struct exact_cpu *x = ecpu_get(e->cpu);
+
+			/* an empty table again: what follows is known, as from boot */
+			irq_predict_reset(&x->pc);
+			x->nsi = 0;
+			x->boot = 1;
+			x->unsound = 0;
+			break;
+		}
 		}
 	}
 }

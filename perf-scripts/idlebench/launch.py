@@ -28,10 +28,17 @@ HPET_COMPARATORS = 8
 # patches kernel text under the other vCPUs' feet, which has crashed
 # multi-threaded TCG guests (guest-image/README.md).  A kernel without
 # sched_idle ignores those.  irq_predict:*: the predictor's exact inputs
-# and answers, for an exact replay in idle-loop/.
-COMMON_ARGS = ("hpet=disable trace_event=power:cpu_idle,irq:irq_handler_entry,"
+# and answers (lost stamps and table resets included), for an exact replay
+# in idle-loop/.  timer:*: the hrtimer and timer-wheel events the replayed
+# menu and teo need for their sleep length (without them the governor
+# rows of a replay are rough); no_hash_pointers, or every timer's address
+# prints as the same hashed placeholder in an -icount guest.
+COMMON_ARGS = ("hpet=disable no_hash_pointers trace_event=power:cpu_idle,irq:irq_handler_entry,"
                "sched_idle:sched_idle_select,irq_predict:irq_predict_stamp,"
-               "irq_predict:irq_predict_forget,irq_predict:irq_predict_next")
+               "irq_predict:irq_predict_forget,irq_predict:irq_predict_next,"
+               "irq_predict:irq_predict_lost,irq_predict:irq_predict_reset,"
+               "timer:hrtimer_start,timer:hrtimer_cancel,timer:hrtimer_expire_entry,"
+               "timer:timer_start,timer:timer_cancel,timer:timer_expire_entry")
 # real time only: multi-threaded TCG trips the clocksource watchdog, the
 # TSC is marked unstable and the emulated driver's exit spin can stall a
 # CPU; under -icount the option hangs the early boot
