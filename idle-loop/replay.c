@@ -26,7 +26,6 @@
 #include <linux/jiffies.h>
 #include <linux/irq_predict.h>
 #include "idle_select.h"
-#include "learn.h"
 #include "govshim.h"
 
 #define MAX_CPUS	4096
@@ -81,14 +80,25 @@ static struct cpuidle_driver drv;
 static struct cpuidle_device dev;
 static u32 state_power_mw[CPUIDLE_STATE_MAX];
 static u32 state_entry_uj[CPUIDLE_STATE_MAX];
-static u64 poll_limit_ns;
 /* a --states table: no power model (the energy columns read 0) */
 static struct power_table user_table = { "states", 0, 0, { { 0 } } };
 static char user_names[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
 static u64 gov_warmup = 100;
-static int learn;	/* 1: --learn, 2: --learn-teo (learn.h) */
+static int learn = 1;	/* --no-learn: 0, the rules do not learn (sched_idle_learn=0) */
 
 static int parse_u64(const char *s, size_t len, u64 *out);
+
+/*
+ * kernel/sched/idle.c: sched_idle_learn_from(): a polling state that gave
+ * up at its time limit counts as lasting as expected.
+ */
+static u64 poll_limit_ns;
+
+static int poll_gave_up(int index, u64 actual)
+{
+	return (drv.states[index].flags & CPUIDLE_FLAG_POLLING) &&
+	       actual > poll_limit_ns;
+}
 
 /* drivers/cpuidle/cpuidle.c: cpuidle_poll_time(), no state disabled. */
 static void setup_poll_limit(void)
@@ -248,6 +258,8 @@ struct event {
 	u64 c;		/* select: latency_req_ns; next: irq; hrtimer: 1 if the tick */
 	u64 d;		/* select: delta_tick_ns, NO_TIME when not traced */
 	int stop_tick;	/* select: the kernel's tick decision */
+	int tick_stopped;	/* select: tick stopped before, -1 not traced */
+	u64 learned;	/* select: residency learned from, NO_TIME for none */
 	u32 cpu;
 	u32 line;
 	int state;	/* enter: entered state; select: chosen state; next: rule */
@@ -596,10 +608,17 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		u64 stop = arg_u64(ln, a, na, "stop_tick");
 		struct tok dt;
 		u64 delta = NO_TIME;
+		int stopped = -1;
+		s64 learned = -1;
 
 		/* delta_tick_ns: traced since the tracepoint's second version */
 		if (arg(a, na, "delta_tick_ns", &dt) && parse_u64(dt.s, dt.len, &delta))
 			fail(ln, "bad delta_tick_ns=%.*s", (int)dt.len, dt.s);
+		/* tick_stopped, learned_ns: since the third */
+		if (arg(a, na, "tick_stopped", &dt)) {
+			stopped = arg_u64(ln, a, na, "tick_stopped") != 0;
+			learned = arg_s64(ln, a, na, "learned_ns");
+		}
 		check_irq(ln, irq);
 		if (state < -1000 || state >= CPUIDLE_STATE_MAX)
 			fail(ln, "state %" PRId64 " out of range", state);
@@ -609,6 +628,8 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		e->c = lat < 0 ? 0 : (u64)lat;
 		e->d = delta;
 		e->stop_tick = stop != 0;
+		e->tick_stopped = stopped;
+		e->learned = learned < 0 ? NO_TIME : (u64)learned;
 		e->state = state;
 		have_select = 1;
 	} else if (tok_is(&ev, "hrtimer_start")) {
@@ -816,8 +837,9 @@ struct cpu_state {
 	u64 enter_t, timer_ns, latency_req;
 	u64 delta_tick_ns;	/* traced, or NO_TIME: model it from --tick-ns */
 	int stop_tick;		/* traced tick decision, or -1 */
+	int sel_tick_stopped;	/* traced tick state at selection, or -1 */
 	u64 irq_ns[IRQ_PREDICT_NR_RULES];
-	struct learn_history hist[IRQ_PREDICT_NR_RULES];	/* --learn */
+	struct sched_idle_history hist[IRQ_PREDICT_NR_RULES];
 	int kernel_state;	/* from sched_idle_select, or -1 */
 	int irq_during;
 	/* the last sched_idle_select, waiting for its cpu_idle entry */
@@ -1265,6 +1287,7 @@ static void idle_enter(const struct event *e)
 	c->timer_ns = e->a;
 	c->delta_tick_ns = NO_TIME;
 	c->stop_tick = -1;
+	c->sel_tick_stopped = -1;
 	if (c->sel_valid) {
 		/* The kernel predicted at the tracepoint, just before entry. */
 		now = c->sel.t;
@@ -1273,12 +1296,15 @@ static void idle_enter(const struct event *e)
 		c->kernel_state = c->sel.state;
 		c->delta_tick_ns = c->sel.d;
 		c->stop_tick = c->sel.stop_tick;
+		c->sel_tick_stopped = c->sel.tick_stopped;
 		c->sel_valid = 0;
 	} else if (!have_native_timer && have_hrt) {
 		c->timer_ns = hrt_next(e->cpu, now);
 	}
 
 	gov_select(c, e, now);
+	if (c->sel_tick_stopped >= 0)
+		c->tick_stopped_sel = c->sel_tick_stopped;
 
 	/* irq_predict_next_event(): drain the ring, then predict. */
 	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
@@ -1431,14 +1457,15 @@ static void idle_exit(size_t idx)
 		 * is taken to run.
 		 */
 		sched_idle_wakeup_combine(&w);
-		sched_idle_choose(&drv, &dev, &w, c->latency_req, tick_ns,
-				  c->tick_stopped_sel, &ch);
+		sched_idle_choose(&drv, &dev, &w, learn ? &c->hist[r] : NULL,
+				  c->latency_req, tick_ns, c->tick_stopped_sel,
+				  &ch);
 		index = ch.index;
-		if (learn && index > 0)
-			index = learn_intercepted(&drv, &dev, &c->hist[r], index,
-						  c->latency_req, learn == 2);
+		/* sched_idle_learn_from(), with the traced idle duration */
 		if (learn && index >= 0)
-			learn_reflect(&drv, &c->hist[r], ch.expected_ns, actual);
+			sched_idle_reflect(&drv, &c->hist[r], ch.expected_ns,
+					   poll_gave_up(index, actual) ?
+					   ch.expected_ns : actual);
 		if (index < 0 || oracle < 0)
 			continue;
 		count_row(c, r, index, oracle, actual);
@@ -1561,10 +1588,21 @@ struct exact_cpu {
 	/* the last question, for the sched_idle_select that follows it */
 	int pend, pend_warm;
 	u64 pend_irq_ns;
+	/*
+	 * sched_idle_learn_from(): the history, known from boot or once
+	 * HIST_WARM periods were learned from; the last choice's expected
+	 * duration, for the learned_ns of the next sched_idle_select
+	 */
+	struct sched_idle_history hist;
+	u64 hist_expected, hist_learned;
+	int hist_pend, hist_lost;
 };
 
+/* Periods after which a history started empty is taken as the kernel's. */
+#define HIST_WARM	64
+
 struct exact_stats {
-	u64 records, warm, pred_match, states, state_match, unpaired;
+	u64 records, warm, pred_match, states, state_match, unpaired, intercepted;
 	u64 first_line;
 	char first_why[200];
 };
@@ -1711,11 +1749,23 @@ static void exact_next(struct exact_cpu *x, const struct event *e)
 /* kernel/sched/idle.c: sched_idle(), from the replayed prediction. */
 static void exact_select(struct exact_cpu *x, const struct event *e)
 {
+	struct sched_idle_history *h = learn ? &x->hist : NULL;
 	struct sched_idle_wakeup w = { 0 };
-	struct sched_idle_choice c0, c1;
+	struct sched_idle_choice c0, c1, *c = &c0;
 	u64 lat = e->c;
-	int index, stop, ok;
+	int index, stop, ok, hist_pend = x->hist_pend;
 
+	x->hist_pend = 0;
+	if (e->learned != NO_TIME) {
+		if (hist_pend) {
+			sched_idle_reflect(&drv, &x->hist, x->hist_expected, e->learned);
+			x->hist_learned++;
+		} else {
+			/* learned from a choice this trace did not replay */
+			x->hist_learned = 0;
+			x->hist_lost = 1;
+		}
+	}
 	if (!x->pend) {
 		xs.unpaired++;
 		return;
@@ -1728,20 +1778,34 @@ static void exact_select(struct exact_cpu *x, const struct event *e)
 	w.irq_ns = x->pend_irq_ns;
 	sched_idle_wakeup_combine(&w);
 	stop = e->stop_tick;
-	/* tick_nohz_tick_stopped() is not traced: either is possible */
-	sched_idle_choose(&drv, &dev, &w, lat, tick_period_ns, false, &c0);
-	sched_idle_choose(&drv, &dev, &w, lat, tick_period_ns, true, &c1);
-	ok = c0.index >= 0 && stop == c0.stop_tick && c0.index == e->state;
-	index = c0.index;
-	if (!ok && c1.index >= 0 && stop == c1.stop_tick && c1.index == e->state) {
-		ok = 1;
-		index = c1.index;
+	if (e->tick_stopped >= 0) {
+		sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns,
+				  e->tick_stopped, &c0);
+		ok = c0.index >= 0 && stop == c0.stop_tick && c0.index == e->state;
+		index = c0.index;
+	} else {
+		/* tick_nohz_tick_stopped() is not traced: either is possible */
+		sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns, false, &c0);
+		sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns, true, &c1);
+		ok = c0.index >= 0 && stop == c0.stop_tick && c0.index == e->state;
+		index = c0.index;
+		if (!ok && c1.index >= 0 && stop == c1.stop_tick && c1.index == e->state) {
+			ok = 1;
+			index = c1.index;
+			c = &c1;
+		}
+	}
+	if (c->index >= 0) {
+		x->hist_expected = c->expected_ns;
+		x->hist_pend = 1;
 	}
 	ok = ok && w.irq_ns == e->b;
-	if (!x->pend_warm)
+	if (!x->pend_warm ||
+	    ((!from_boot || x->hist_lost) && x->hist_learned < HIST_WARM))
 		return;
 	xs.states++;
 	xs.state_match += ok;
+	xs.intercepted += ok && c->intercepted;
 	if (!ok)
 		exact_mismatch(e, "cpu %u: replayed irq_ns=%" PRId64 " state=%d (stop_tick %s), traced irq_ns=%" PRId64
 			       " state=%d stop_tick=%d",
@@ -1809,10 +1873,12 @@ static void print_exact(FILE *f)
 {
 	fprintf(f, "exact replay%s: records %" PRIu64 ", warm %" PRIu64
 		", predictions matched %" PRIu64 "/%" PRIu64 " (%.2f%%)"
-		", states matched %" PRIu64 "/%" PRIu64 " (%.2f%%)\n",
+		", states matched %" PRIu64 "/%" PRIu64 " (%.2f%%)"
+		", intercepted %" PRIu64 "\n",
 		from_boot ? " (from boot)" : "", xs.records, xs.warm,
 		xs.pred_match, xs.warm, pct(xs.pred_match, xs.warm),
-		xs.state_match, xs.states, pct(xs.state_match, xs.states));
+		xs.state_match, xs.states, pct(xs.state_match, xs.states),
+		xs.intercepted);
 	if (xs.first_line)
 		fprintf(f, "first mismatch: %s:%" PRIu64 ": %s\n", input_name,
 			xs.first_line, xs.first_why);
@@ -2013,15 +2079,14 @@ static void usage(int status)
 		"usage: replay [--csv] [--table skx|arm | --states FILE] [--rules r1,r2,...]\n"
 		"              [--tick-ns N] [--dump FILE] [--ignore-unknown] [--keep-timer-irqs]\n"
 		"              [--from-boot] [--check-exact] [--tick-period-ns N]\n"
-		"              [--gov-warmup N] [--learn | --learn-teo] [TRACE|-]\n"
+		"              [--gov-warmup N] [--no-learn] [TRACE|-]\n"
 		"rows: timer, last, rfc, adaptive, menu, teo, kernel (default: all)\n"
 		"--states FILE: the recorded machine's idle states (perf-scripts/record.sh)\n"
 		"--gov-warmup N: governor entries per CPU not compared with the kernel (100)\n"
 		"--from-boot: the trace starts at each CPU's first idle entry (exact mode)\n"
 		"--check-exact: exit 1 unless irq_predict events replay with no warm mismatch\n"
-		"--learn, --learn-teo: the rules learn from each idle period (learn.h, a\n"
-		"  candidate not in the kernel): intercepts over half of all periods, or\n"
-		"  (teo's test) of the periods that did not hit below the chosen state\n");
+		"--no-learn: the rules do not learn from the idle periods that happened,\n"
+		"  as the kernel with sched_idle_learn=0\n");
 	exit(status);
 }
 
@@ -2089,10 +2154,8 @@ int main(int argc, char **argv)
 			i++;
 			if (parse_u64(argv[i], strlen(argv[i]), &gov_warmup))
 				usage(2);
-		} else if (!strcmp(argv[i], "--learn")) {
-			learn = 1;
-		} else if (!strcmp(argv[i], "--learn-teo")) {
-			learn = 2;
+		} else if (!strcmp(argv[i], "--no-learn")) {
+			learn = 0;
 		} else if (!strcmp(argv[i], "--from-boot")) {
 			from_boot = 1;
 		} else if (!strcmp(argv[i], "--check-exact")) {

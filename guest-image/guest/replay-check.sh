@@ -9,7 +9,9 @@
 # stamp the predictor ever took is in the buffer.  Runs SECONDS (default
 # 3) of periodic O_DIRECT reads (benchtool blk, 3 ms on vda, 4.7 ms on
 # vdb; the RTC is no device interrupt here: 6.12 emulates its periodic
-# mode with an hrtimer), stops tracing, fails on any lost event (per-CPU
+# mode with an hrtimer) and, in the last second, a pipe ping-pong between
+# two tasks (perf bench sched pipe: wakeups by IPI that nothing predicts,
+# so that the idle loop learns from them), stops tracing, fails on any lost event (per-CPU
 # overrun, dropped events), and returns the trace as RESULTS/trace.txt.gz.
 set -eu
 out=$1 secs=${2:-3}
@@ -29,6 +31,9 @@ for d in /dev/vda /dev/vdb; do
 	pids="$pids $!"
 done
 [ "$n" -gt 0 ] || { echo "FAIL: no virtio-blk disk"; exit 1; }
+sleep $((secs - 1))
+# interrupted by the timeout or not, the host checks that it was learned from
+timeout -s INT 1 perf bench sched pipe -l 2000 </dev/null >"$out/pipe.log" 2>&1 || true
 for p in $pids; do
 	wait "$p" || { echo "FAIL: benchtool blk: $(cat "$out"/blk*.log)"; exit 1; }
 done

@@ -2,11 +2,13 @@
 # replay-exact.sh [OUTDIR]: exact replay of a trace recorded by the
 # patched kernel.  Boots it on 2 vCPUs (real-time TCG) with the
 # predictor's events on from boot (guest-image/guest/replay-check.sh:
-# 3 s of periodic reads from two virtio-blk disks, no lost event), then
+# 3 s of periodic reads from two virtio-blk disks, a pipe ping-pong in the
+# last second, no lost event), then
 # replays the trace with idle-loop's replay --from-boot --check-exact.
 # Passes only when every record is warm, every prediction and every
-# state matches, and there are at least MIN_RECORDS (default 2000) of
-# them.  Needs the patched kernel; builds its own image (INITRD=FILE
+# state matches, there are at least MIN_RECORDS (default 2000) of them,
+# and at least MIN_INTERCEPTED (default 20) states were made shallower
+# by what the idle loop learned (sched_idle_learn).  Needs the patched kernel; builds its own image (INITRD=FILE
 # uses that one instead).
 # GUEST_ARGS adds kernel arguments (e.g. sched_idle_rule=rfc).
 set -eu
@@ -15,6 +17,7 @@ k=${KERNEL:-$top/build/kernels/patched.bzImage}
 i=${INITRD:-}
 o=${1:-$top/build/test/replay-exact}
 min=${MIN_RECORDS:-2000}
+minic=${MIN_INTERCEPTED:-20}
 [ -f "$k" ] || { echo "FAIL: build the patched kernel first"; exit 1; }
 make -s -C "$top/idle-loop" >/dev/null || { echo "FAIL: building idle-loop/replay"; exit 1; }
 replay=$top/build/idle-loop/replay
@@ -54,21 +57,24 @@ grep '^first mismatch' "$o/replay.txt" || true
 # "exact replay (from boot): records R, warm W, predictions matched P/W (..%), states matched S/N (..%)"
 # shellcheck disable=SC2046
 set -- $(echo "$line" | tr ',/()' '    ')
-rec='' warm='' pm='' sm='' sn=''
+rec='' warm='' pm='' sm='' sn='' ic=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	records) rec=$2 ;;
 	warm) warm=$2 ;;
 	predictions) pm=$3 ;;
 	states) sm=$3 sn=$4 ;;
+	intercepted) ic=$2 ;;
 	esac
 	shift
 done
-[ -n "$rec" ] && [ -n "$warm" ] && [ -n "$pm" ] && [ -n "$sm" ] ||
+[ -n "$rec" ] && [ -n "$warm" ] && [ -n "$pm" ] && [ -n "$sm" ] && [ -n "$ic" ] ||
 	{ echo "FAIL: cannot read the replay summary"; exit 1; }
 [ "$rec" -ge "$min" ] || { echo "FAIL: only $rec records (want >= $min)"; exit 1; }
 [ "$warm" = "$rec" ] || { echo "FAIL: $warm of $rec records warm from boot"; exit 1; }
 [ "$pm" = "$warm" ] || { echo "FAIL: $pm of $warm predictions match"; exit 1; }
 [ "$sm" = "$sn" ] || { echo "FAIL: $sm of $sn states match"; exit 1; }
 [ "$sn" -ge "$min" ] || { echo "FAIL: only $sn states checked (want >= $min)"; exit 1; }
+# the pipe's IPIs must have made the idle loop choose from what it learned
+[ "$ic" -ge "$minic" ] || { echo "FAIL: only $ic choices made shallower by learning (want >= $minic)"; exit 1; }
 echo "replay-exact: ok"
