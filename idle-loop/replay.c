@@ -1453,13 +1453,15 @@ static void idle_exit(size_t idx)
 			w.delta_tick_ns = tick_ns ? tick_ns - c->enter_t % tick_ns : U64_MAX;
 		/*
 		 * kernel/sched/idle.c: sched_idle(); whether the tick was
-		 * stopped already is known from its hrtimer events, else it
-		 * is taken to run.
+		 * stopped already is traced, or known from its hrtimer
+		 * events, else it is taken to run.  The tick decision needs
+		 * the tick period even when the tick's phase is not modelled
+		 * (with 0, every duration would stop the tick).
 		 */
 		sched_idle_wakeup_combine(&w);
 		sched_idle_choose(&drv, &dev, &w, learn ? &c->hist[r] : NULL,
-				  c->latency_req, tick_ns, c->tick_stopped_sel,
-				  &ch);
+				  c->latency_req, tick_ns ? tick_ns : (u64)TICK_NSEC,
+				  c->tick_stopped_sel, &ch);
 		index = ch.index;
 		/* sched_idle_learn_from(), with the traced idle duration */
 		if (learn && index >= 0)
