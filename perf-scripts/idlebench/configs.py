@@ -17,6 +17,7 @@ class Config:
     default: bool = True        # in a run without --configs
     quick: bool = False         # in --quick
     quick_cost: bool = False    # in --quick's cost stage
+    reported: bool = True       # a column of the report's tables
 
 
 CONFIGS = {c.name: c for c in (
@@ -25,11 +26,15 @@ CONFIGS = {c.name: c for c in (
     Config("teo", "stock.bzImage", "cpuidle.governor=teo", governor="teo", quick=True),
     # the patched path shows as the cpuidle governor "sched_idle"
     Config("sched", "patched.bzImage", governor="sched_idle",
-           expect="interrupt rule adaptive", quick=True, quick_cost=True),
-    # the RFC-baseline predictor of the series (sched_idle_rule=); 2 vCPUs
-    # only in the full matrix (docs/method.md)
-    Config("sched-rfc", "patched.bzImage", "sched_idle_rule=rfc", governor="sched_idle",
-           expect="interrupt rule rfc", vcpus=(2, 4)),
+           expect="interrupt rule adaptive, learning", quick=True, quick_cost=True),
+    # the same without learning from past idle periods (patch 10): the A/B
+    # of that design step, run on request (--configs), 2 vCPUs
+    Config("sched-nolearn", "patched.bzImage", "sched_idle_learn=0", governor="sched_idle",
+           expect="interrupt rule adaptive, not learning", vcpus=(2,), default=False),
+    # the RFC-baseline predictor of the series (sched_idle_rule=), which
+    # did not learn either; 2 vCPUs only in the full matrix (docs/method.md)
+    Config("sched-rfc", "patched.bzImage", "sched_idle_rule=rfc sched_idle_learn=0",
+           governor="sched_idle", expect="interrupt rule rfc, not learning", vcpus=(2, 4)),
     # The debug build of the patched kernel (lockdep, KASAN, UBSAN, ...):
     # scripts/test-robust.sh runs every workload on it once, for splats,
     # not numbers.  no5lvl: 4-level paging, because with QEMU's LA57 an
@@ -42,7 +47,8 @@ CONFIGS = {c.name: c for c in (
     # that crashed a debug boot in __schedule (int3 Oops).
     Config("sched-debug", "patched-debug.bzImage",
            "no5lvl rcutorture.test_boost=0 rcutorture.fwd_progress=0",
-           governor="sched_idle", expect="interrupt rule adaptive",
-           guest_sets=("set.perf=0",), default=False),
+           governor="sched_idle", expect="interrupt rule adaptive, learning",
+           guest_sets=("set.perf=0",), default=False, reported=False),
 )}
 DEFAULT_CONFIGS = [n for n, c in CONFIGS.items() if c.default]
+REPORTED_CONFIGS = [n for n, c in CONFIGS.items() if c.reported]

@@ -70,7 +70,7 @@ class ReportMatrixTest(unittest.TestCase):
             with open(out) as f:
                 text = f.read()
         self.assertIn("## rtc, 4 vCPU", text)
-        self.assertIn("| metric | menu | teo | sched | sched-rfc |", text)
+        self.assertIn("| metric | menu | teo | sched | sched-nolearn | sched-rfc |", text)
         self.assertIn("sched/sched-rfc", text)
         self.assertIn("selection cost per idle entry: no verdict", text)
         self.assertIn("- teo-4cpu-icount-r2: FAIL: console lacks 'x' (log: `x`)", text)

@@ -3,10 +3,10 @@ the issue's targets, the selection cost, the noise comparison."""
 import os
 
 from .. import cells, stats
-from ..configs import DEFAULT_CONFIGS
+from ..configs import REPORTED_CONFIGS
 from . import prose
 
-CONFIGS = DEFAULT_CONFIGS
+CONFIGS = REPORTED_CONFIGS
 # (key, label, lower is better)
 METRICS = [
     ("ct_avg_us", "cyclictest avg (us)"),
@@ -29,6 +29,9 @@ METRICS = [
     ("dev_late_rearms", "device irq late re-arms"),
 ]
 HEADLINE = ["ct_p99_us", "ps_p99_us", "miss_rate", "power_mw"]
+# the ratio columns of the per-workload tables: (numerator, denominator)
+RATIOS = [("sched", "menu"), ("sched", "teo"), ("teo", "menu"),
+          ("sched", "sched-nolearn"), ("sched", "sched-rfc")]
 ALPHA = 0.05
 
 
@@ -273,9 +276,9 @@ def workload_tables(g, w, v, losses, noise):
     headline metric's cv to noise."""
     L = []
     L.append(f"## {w}, {v} vCPU\n")
-    L.append("| metric | " + " | ".join(CONFIGS)
-             + " | sched/menu | sched/teo | teo/menu | sched/sched-rfc |")
-    L.append("|---|" + "---|" * (len(CONFIGS) + 4))
+    L.append("| metric | " + " | ".join(CONFIGS) + " | "
+             + " | ".join(f"{a}/{b}" for a, b in RATIOS) + " |")
+    L.append("|---|" + "---|" * (len(CONFIGS) + len(RATIOS)))
     for key, label in METRICS:
         row = [cell_text(stats.summary(values(g, c, key)), key)
                  if g.get(c) else "not run" for c in CONFIGS]
@@ -283,11 +286,10 @@ def workload_tables(g, w, v, losses, noise):
             continue
         if all(not values(g, c, key) for c in CONFIGS):
             continue
-        r1, c1 = compare(values(g, "sched", key), values(g, "menu", key))
-        r2, c2 = compare(values(g, "sched", key), values(g, "teo", key))
-        r3, _ = compare(values(g, "teo", key), values(g, "menu", key))
-        r4, _ = compare(values(g, "sched", key), values(g, "sched-rfc", key))
-        L.append(f"| {label} | " + " | ".join(row) + f" | {r1} | {r2} | {r3} | {r4} |")
+        ratios = [compare(values(g, a, key), values(g, b, key)) for a, b in RATIOS]
+        c1, c2 = ratios[0][1], ratios[1][1]
+        L.append(f"| {label} | " + " | ".join(row) + " | "
+                 + " | ".join(r for r, _ in ratios) + " |")
         for c in CONFIGS:
             s = stats.summary(values(g, c, key))
             if s and s["cv"] is not None and key in HEADLINE:
