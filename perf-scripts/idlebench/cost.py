@@ -27,9 +27,12 @@ COST_TRACE = "block/trace.txt"
 SELECT_FUNCS = {
     "menu": ["menu_select", "menu_reflect"],
     "teo": ["teo_select", "teo_reflect"],
-    "sched": ["sched_idle_next_wakeup", "sched_idle_select_state", "sched_idle_stop_tick"],
+    # every call from kernel/sched/idle.c into the choice, out of line
+    # (sched_idle_choose's callees may be inlined into it)
+    "sched": ["sched_idle_next_wakeup", "sched_idle_choose", "sched_idle_reflect"],
 }
 SELECT_FUNCS["sched-rfc"] = SELECT_FUNCS["sched"]
+SELECT_FUNCS["sched-nolearn"] = SELECT_FUNCS["sched"]
 
 _LINE = re.compile(r"^\s*(\d+)\)\s+(?:[+!#*@$]\s*)?(?:(\d+\.\d+) us\s+)?\|\s*(.*?)\s*$")
 

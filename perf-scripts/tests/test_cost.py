@@ -26,7 +26,8 @@ class FuncgraphTest(unittest.TestCase):
         self.assertEqual(s["funcs"]["menu_select"]["per_idle_entry"], 1.0)
         self.assertEqual(s["funcs"]["menu_select"]["median"], 2345)
         self.assertEqual(s["funcs"]["menu_select"]["p99"], 150250)
-        self.assertIn("sched_idle_stop_tick", cost.funcs_for("sched-rfc"))
+        self.assertIn("sched_idle_choose", cost.funcs_for("sched-rfc"))
+        self.assertEqual(cost.funcs_for("sched-nolearn"), cost.funcs_for("sched"))
         self.assertEqual(s["select_calls_per_entry"], 2.0)
         self.assertEqual(s["select_median_per_entry"], 2345 + 500)
 
