@@ -33,7 +33,7 @@ done
 [ "$n" -gt 0 ] || { echo "FAIL: no virtio-blk disk"; exit 1; }
 sleep $((secs - 1))
 # interrupted by the timeout or not, the host checks that it was learned from
-timeout -s INT 1 perf bench sched pipe -l 2000 </dev/null >"$out/pipe.log" 2>&1 || true
+timeout -s INT 1 perf bench sched pipe -l 10000 </dev/null >"$out/pipe.log" 2>&1 || true
 for p in $pids; do
 	wait "$p" || { echo "FAIL: benchtool blk: $(cat "$out"/blk*.log)"; exit 1; }
 done
