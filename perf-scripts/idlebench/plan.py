@@ -58,15 +58,19 @@ def plan(req, workloads):
     return cells
 
 
-# Wall-time model of one cell (seconds), fitted on this machine's logs: a
-# boot, then per workload a fixed cost and a cost per guest second.
+# Wall-time model of one cell (seconds): a boot, then per workload a fixed
+# cost and a cost per guest second.  Refitted on 2026-12-04 on the
+# wall-seconds of 100 cells of 2 vCPUs on this machine (2 -icount jobs at
+# once): 1-s windows, 6 workloads 75 s, 5 workloads 99 s, ipi alone 52 s,
+# 9 workloads of 2 s 258 s (107-390), real time 3 workloads 24 s, cost 54 s;
+# the model before (20 s per -icount workload) read 2-3x too long.  A
+# workload's cost depends on how busy it is (ipi, block), so expect +-30%.
 def estimate(cell):
     v = cell.vcpus
     if cell.mode == "real":
-        return 30 + sum(2 + 1.2 * s for _, s in cell.works)
+        return 12 + sum(2 + 2.0 * s for _, s in cell.works)
     per_s = 3.0 * v
-    fixed = 8 if cell.mode == "cost" else 20
-    return 36 + 12 * v + sum(fixed + per_s * s for _, s in cell.works)
+    return 21 + 12 * v + sum(2 + per_s * s for _, s in cell.works)
 
 
 def estimate_total(cells, jobs):
