@@ -92,6 +92,7 @@ def lateness_lines(bench):
 
 
 def header(runs, works, vcpus, configs, bench, last, skipped):
+    ncells = len(glob.glob(os.path.join(bench, "cells", "*")))
     """The report's opening: where the numbers come from and how they were run."""
     host, qemu = host_info()
     kernels, modes, reps, durs, seeds = set(), {}, {}, {}, {}
@@ -124,8 +125,9 @@ def header(runs, works, vcpus, configs, bench, last, skipped):
         L.append(f"  - {s}")
     L.append(f"- vCPUs: {', '.join(map(str, vcpus))}; repeats per cell: "
              f"{max(reps.values()) if reps else 0}"
-             + (f"; matrix wall time {last.get('seconds')} s for {last.get('ran')} boots"
-                f"{' (quick mode)' if last.get('quick') else ''}" if last else ""))
+             + (f"; the last bench.py run took {last.get('seconds')} s for {last.get('ran')} boots"
+                f"{' (quick mode)' if last.get('quick') else ''}"
+                f" (cells in the directory: {ncells})" if last else ""))
     for mode, ss in sorted(seeds.items()):
         L.append(f"- Seeds of the repeats ({mode}): {', '.join(map(str, sorted(ss)))} "
                  "(guest-image/guest/bench.sh set.seed: window phase and generator seeds); under -icount "
