@@ -80,6 +80,7 @@ static struct cpuidle_driver drv;
 static struct cpuidle_device dev;
 static u32 state_power_mw[CPUIDLE_STATE_MAX];
 static u32 state_entry_uj[CPUIDLE_STATE_MAX];
+static u64 poll_limit_ns;
 /* a --states table: no power model (the energy columns read 0) */
 static struct power_table user_table = { "states", 0, 0, { { 0 } } };
 static char user_names[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
@@ -87,18 +88,6 @@ static u64 gov_warmup = 100;
 static int learn = 1;	/* --no-learn: 0, the rules do not learn (sched_idle_learn=0) */
 
 static int parse_u64(const char *s, size_t len, u64 *out);
-
-/*
- * kernel/sched/idle.c: sched_idle_learn_from(): a polling state that gave
- * up at its time limit counts as lasting as expected.
- */
-static u64 poll_limit_ns;
-
-static int poll_gave_up(int index, u64 actual)
-{
-	return (drv.states[index].flags & CPUIDLE_FLAG_POLLING) &&
-	       actual > poll_limit_ns;
-}
 
 /* drivers/cpuidle/cpuidle.c: cpuidle_poll_time(), no state disabled. */
 static void setup_poll_limit(void)
@@ -1466,8 +1455,9 @@ static void idle_exit(size_t idx)
 		/* sched_idle_learn_from(), with the traced idle duration */
 		if (learn && index >= 0)
 			sched_idle_reflect(&drv, &c->hist[r], ch.expected_ns,
-					   poll_gave_up(index, actual) ?
-					   ch.expected_ns : actual);
+					   sched_idle_learned_ns(&drv, index, actual,
+								 actual > poll_limit_ns,
+								 ch.expected_ns));
 		if (index < 0 || oracle < 0)
 			continue;
 		count_row(c, r, index, oracle, actual);
