@@ -6,7 +6,8 @@
 # RESULTS/NAME/:
 #   before.* / after.*   /proc/interrupts, per-state cpuidle sysfs counters
 #                        of every CPU (.states), cpuidle_emu stats (.emu),
-#                        sched_idle stats when the kernel has them (.sched_idle)
+#                        sched_idle stats when the kernel has them (.sched_idle),
+#                        the cpuidle_cost probe (.cost; restarted at before)
 #   cyclictest.json      cyclictest --laptop (never forbids idle states)
 #   perf.data            perf sched record (the host runs perf sched
 #                        latency/timehist on it)
@@ -41,6 +42,7 @@ tr=/sys/kernel/tracing
 emu=/sys/kernel/debug/cpuidle_emu
 sidle=/sys/kernel/debug/sched_idle
 gen=/sys/kernel/debug/hpet_irqgen
+cost=/sys/kernel/debug/cpuidle_cost
 cmds=/tmp/bench-cmds
 nics=
 
@@ -98,6 +100,11 @@ snap() { # snap DIR PREFIX
 	done >"$1/$2.states"
 	[ -r "$emu/stats" ] && cat "$emu/stats" >"$1/$2.emu"
 	[ -r "$sidle/stats" ] && cat "$sidle/stats" >"$1/$2.sched_idle"
+	# the selection cost probe (on in the cost cells): restarted with the window
+	if [ -w "$cost" ]; then
+		[ "$2" = before ] && echo 0 >"$cost"
+		cat "$cost" >"$1/$2.cost"
+	fi
 	cat /proc/uptime >"$1/$2.uptime"
 }
 

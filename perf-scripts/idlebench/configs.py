@@ -27,7 +27,7 @@ CONFIGS = {c.name: c for c in (
     # the patched path shows as the cpuidle governor "sched_idle"
     Config("sched", "patched.bzImage", governor="sched_idle",
            expect="interrupt rule adaptive, learning", quick=True, quick_cost=True),
-    # the same without learning from past idle periods (patch 10): the A/B
+    # the same without learning from past idle periods (patch 11): the A/B
     # of that design step, run on request (--configs), 2 vCPUs
     Config("sched-nolearn", "patched.bzImage", "sched_idle_learn=0", governor="sched_idle",
            expect="interrupt rule adaptive, not learning", vcpus=(2,), default=False),

@@ -1,139 +1,128 @@
-"""cost.py: selection cost per idle entry and cost per interrupt from a
-function_graph trace (the "cost" cells of the bench, plan.py).
+"""cost.py: selection cost per idle entry and cost per interrupt from the
+kernel's own probe (series patch 4, cpuidle_cost, carried by both
+kernels).
 
-The guest boots with the function_graph tracer limited to a few functions
-(ftrace_filter= and ftrace_graph_filter= the same list, max depth 1) and
-the events power:cpu_idle and irq:irq_handler_entry.  Under -icount
-shift=0 guest time advances one nanosecond per instruction, so each
-duration is an instruction count (plus the tracer's own entry/exit
-hooks, the same for every traced call).
+The cost cells boot with cpuidle_cost.enable=1: the idle loop reads the
+clock around the state selection (cpuidle_select() on the stock path; the
+latency limit, sched_idle_next_wakeup() and sched_idle_choose() on ours)
+and around the reflection after the idle period (cpuidle_reflect(); ours:
+sched_idle_learn_from()), with interrupts disabled across the reflection
+while probing, and the interrupt path reads it around its timings stamp
+(record_irq_time(), empty in the stock kernel).  guest-image/guest/bench.sh
+restarts the counters before each window and copies
+/sys/kernel/debug/cpuidle_cost to WORKLOAD/after.cost after it:
 
-  PYTHONPATH=perf-scripts python3 -m idlebench.cost TRACE.txt [FUNC,FUNC...]   # JSON summary
+  enabled=1
+  select count=N sum_ns=S min_ns=A max_ns=B
+  reflect ...
+  irq ...
+  empty ...      the probe's own cost (an empty bracket), timed at boot
+
+Under -icount shift=0 guest time advances one nanosecond per
+instruction, so each figure is an instruction count; the empty bracket
+is subtracted from every span.
+
+  PYTHONPATH=perf-scripts python3 -m idlebench.cost CELL/results/WORKLOAD/after.cost
 
 Standard library only.
 """
 import json
+import os
 import re
 import sys
 
-from . import trace
+SPANS = ("select", "reflect", "irq", "empty")
+FIELDS = ("count", "sum_ns", "min_ns", "max_ns")
+# the workloads of a cost cell, and where bench.sh leaves the probe's file
+COST_WORKLOADS = ("block", "dev2")
+COST_FILE = "after.cost"
 
-# functions that together do what a governor's select (+ reflect) does,
-# per configuration; IRQ_FUNC is the per-interrupt path where the patched
-# kernel pushes its timings stamp (record_irq_time()).
-IRQ_FUNC = "__handle_irq_event_percpu"
-# where the cost cells leave the trace, under CELL/results/
-COST_TRACE = "block/trace.txt"
-SELECT_FUNCS = {
-    "menu": ["menu_select", "menu_reflect"],
-    "teo": ["teo_select", "teo_reflect"],
-    # every call from kernel/sched/idle.c into the choice, out of line
-    # (sched_idle_choose's callees may be inlined into it)
-    "sched": ["sched_idle_next_wakeup", "sched_idle_choose", "sched_idle_reflect"],
-}
-SELECT_FUNCS["sched-rfc"] = SELECT_FUNCS["sched"]
-SELECT_FUNCS["sched-nolearn"] = SELECT_FUNCS["sched"]
-
-_LINE = re.compile(r"^\s*(\d+)\)\s+(?:[+!#*@$]\s*)?(?:(\d+\.\d+) us\s+)?\|\s*(.*?)\s*$")
+_LINE = re.compile(r"^(\w+)((?: \w+=\d+)+)$")
 
 
-def funcs_for(config):
-    return SELECT_FUNCS[config] + [IRQ_FUNC]
+class CostError(Exception):
+    pass
 
 
-def parse_trace(text):
-    """-> {"calls": {func: [ns...]}, "irq": {name: [ns...]}, "idle_entries": N,
-    "lost": N (closings without an opening, e.g. after a buffer wrap)}"""
-    calls, irq, open_, lost = {}, {}, {}, 0
-    idle = 0
-    for line in text.splitlines():
+def parse(text):
+    """-> {"enabled": bool, span: {count, sum_ns, min_ns, max_ns}} for every
+    span of SPANS; CostError on anything else."""
+    out = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("enabled="):
+            out["enabled"] = line == "enabled=1"
+            continue
         m = _LINE.match(line)
-        if not m:
-            continue
-        cpu, dur, body = int(m.group(1)), m.group(2), m.group(3)
-        ev = trace.comment_event(body)
-        if ev:
-            name, f = ev
-            if name == "cpu_idle":
-                if isinstance(f.get("state"), int) and f["state"] != trace.EXIT_STATE:
-                    idle += 1
-            elif name == "irq_handler_entry" and open_.get(cpu) and "name" in f:
-                open_[cpu][-1][1] = str(f["name"])
-            continue
-        fm = re.match(r"([\w.]+)\(\)\s*(;|\{)", body)
-        if fm:
-            if fm.group(2) == ";":
-                if dur is not None:
-                    calls.setdefault(fm.group(1), []).append(round(float(dur) * 1000))
-            else:
-                open_.setdefault(cpu, []).append([fm.group(1), None])
-            continue
-        if body.startswith("}"):
-            st = open_.get(cpu)
-            if not st:
-                lost += 1
-                continue
-            fn, name = st.pop()
-            if dur is None:
-                continue
-            ns = round(float(dur) * 1000)
-            calls.setdefault(fn, []).append(ns)
-            if fn == IRQ_FUNC and name:
-                irq.setdefault(name, []).append(ns)
-    return {"calls": calls, "irq": irq, "idle_entries": idle, "lost": lost}
+        if not m or m.group(1) not in SPANS:
+            raise CostError(f"line {n}: not a cpuidle_cost line: {line!r}")
+        kv = dict(f.split("=") for f in m.group(2).split())
+        if set(kv) != set(FIELDS):
+            raise CostError(f"line {n}: want {', '.join(FIELDS)}: {line!r}")
+        out[m.group(1)] = {k: int(v) for k, v in kv.items()}
+    missing = [s for s in SPANS + ("enabled",) if s not in out]
+    if missing:
+        raise CostError(f"missing {', '.join(missing)}")
+    return out
 
 
-def pct(xs, p):
-    if not xs:
-        return None
-    s = sorted(xs)
-    k = min(len(s) - 1, max(0, int(round(p / 100 * (len(s) - 1)))))
-    return s[k]
+def _mean(st):
+    return st["sum_ns"] / st["count"] if st["count"] else None
 
 
-def dist(xs):
-    if not xs:
-        return None
-    return {"n": len(xs), "mean": sum(xs) / len(xs), "median": pct(xs, 50),
-            "p99": pct(xs, 99), "min": min(xs), "max": max(xs)}
+def summarize(p):
+    """Net of the probe (its empty bracket's mean):
+    select_ns, reflect_ns   mean per span
+    per_entry_ns            (select + reflect time) / idle entries (a
+                            select span is one idle entry that chose)
+    irq_ns                  mean per interrupt of the stamp
+    and the raw figures they come from."""
+    empty = _mean(p["empty"])
+    if not p["enabled"] or empty is None:
+        raise CostError("the probe was off (boot without cpuidle_cost.enable=1?)")
+    sel, ref, irq = p["select"], p["reflect"], p["irq"]
+    n = sel["count"]
+    out = {"entries": n, "empty_ns": empty, "empty_min_ns": p["empty"]["min_ns"],
+           "reflects": ref["count"], "irqs": irq["count"], "raw": p}
+    out["select_ns"] = _mean(sel) - empty if n else None
+    out["reflect_ns"] = _mean(ref) - empty if ref["count"] else None
+    out["per_entry_ns"] = ((sel["sum_ns"] + ref["sum_ns"]) / n
+                           - empty * (1 + ref["count"] / n)) if n else None
+    out["irq_ns"] = _mean(irq) - empty if irq["count"] else None
+    return out
 
 
-def summarize(parsed, config):
-    """per function distribution, calls per idle entry, selection ns per
-    idle entry (sum of the selection functions' time / idle entries)."""
-    idle = parsed["idle_entries"]
-    sel = SELECT_FUNCS.get(config, [])
-    out = {"config": config, "idle_entries": idle, "lost": parsed["lost"], "funcs": {},
-           "irq": {}}
-    total = 0
-    for fn in sel + [IRQ_FUNC]:
-        xs = parsed["calls"].get(fn, [])
-        d = dist(xs) or {"n": 0}
-        d["per_idle_entry"] = len(xs) / idle if idle else None
-        out["funcs"][fn] = d
-        if fn in sel:
-            total += sum(xs)
-    out["select_ns_per_entry"] = total / idle if idle else None
-    # robust to an interrupt landing inside a call (reflect runs with
-    # interrupts enabled): the sum of median x calls per idle entry
-    out["select_median_per_entry"] = (
-        sum(out["funcs"][fn].get("median") * out["funcs"][fn]["per_idle_entry"]
-            for fn in sel if out["funcs"][fn].get("n")) if idle else None)
-    out["select_calls_per_entry"] = (sum(len(parsed["calls"].get(fn, [])) for fn in sel) / idle
-                                     if idle else None)
-    for name, xs in parsed["irq"].items():
-        out["irq"][name] = dist(xs)
+def load_cell(res):
+    """{workload: summary} of a cost cell's results directory; CostError
+    when a workload's file is missing or bad."""
+    out = {}
+    for w in COST_WORKLOADS:
+        path = os.path.join(res, w, COST_FILE)
+        try:
+            with open(path) as f:
+                out[w] = summarize(parse(f.read()))
+        except OSError as e:
+            raise CostError(f"{path}: {e.strerror}") from None
+        except CostError as e:
+            raise CostError(f"{path}: {e}") from None
+        if not out[w]["entries"]:
+            raise CostError(f"{path}: no idle entry was measured")
     return out
 
 
 def main(argv):
-    if len(argv) < 2:
+    if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    with open(argv[1], errors="replace") as f:
-        p = parse_trace(f.read())
-    cfg = argv[2] if len(argv) > 2 else "sched"
-    print(json.dumps(summarize(p, cfg), indent=1))
+    try:
+        with open(argv[1]) as f:
+            s = summarize(parse(f.read()))
+    except (OSError, CostError) as e:
+        print(f"cost: {argv[1]}: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(s, indent=1))
     return 0
 
 

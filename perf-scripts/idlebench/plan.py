@@ -11,8 +11,9 @@ from .cells import Cell
 from .configs import CONFIGS
 
 REAL_REPEATS, REAL_VCPUS = 3, (2,)
-# the cost stage: one -icount boot per configuration on COST_VCPUS
-COST_WORKLOAD, COST_VCPUS = cost.COST_TRACE.split("/")[0], 2
+# the cost stage: one -icount boot per configuration on COST_VCPUS, the
+# workloads cost.COST_WORKLOADS in it
+COST_VCPUS = 2
 
 
 @dataclass
@@ -54,7 +55,7 @@ def plan(req, workloads):
         for c in req.configs:
             if req.quick and not req.configs_given and not CONFIGS[c].quick_cost:
                 continue
-            cells.append(Cell(c, COST_VCPUS, 1, "cost", [(COST_WORKLOAD, secs)]))
+            cells.append(Cell(c, COST_VCPUS, 1, "cost", [(w, secs) for w in cost.COST_WORKLOADS]))
     return cells
 
 

@@ -1,5 +1,5 @@
 """The one reader of tracefs text: the nop tracer's event lines (parse,
-lateness) and the events that function_graph prints as comments (cost).
+lateness).
 
     <idle>-0  [001] d....  12.345678: cpu_idle: state=3 cpu_id=1
 
@@ -9,7 +9,6 @@ import re
 
 EXIT_STATE = 4294967295
 _LINE = re.compile(r"\[(\d+)\].*?\s(\d+\.\d+):\s+(\w+):\s+(.*)$")
-_COMMENT = re.compile(r"/\* (\w+): (.*?) \*/")
 
 
 class ParseError(Exception):
@@ -69,12 +68,6 @@ def events(text, src="trace.txt", strict=True):
                 raise ParseError(f"{src}: cannot read trace line: {line[:100]}")
             continue
         yield int(m.group(1)), float(m.group(2)), m.group(3), fields(m.group(4))
-
-
-def comment_event(body):
-    """(event, fields) of an event function_graph prints as a comment, or None."""
-    m = _COMMENT.search(body)
-    return (m.group(1), fields(m.group(2))) if m else None
 
 
 def idle_state(ev, src="trace.txt"):

@@ -1,40 +1,52 @@
-"""Unit tests of idlebench/cost.py (function_graph parsing)."""
+"""Unit tests of idlebench/cost.py (the kernel's cpuidle_cost probe)."""
+import os
+import tempfile
 import unittest
 
 from common import fx
 from idlebench import cost
 
 
-class FuncgraphTest(unittest.TestCase):
+class ProbeTest(unittest.TestCase):
     def setUp(self):
-        self.p = cost.parse_trace(fx("funcgraph.txt"))
+        self.p = cost.parse(fx("cpuidle_cost.txt"))
 
-    def test_calls_and_units(self):
-        self.assertEqual(self.p["calls"]["menu_select"], [2345, 150250])
-        self.assertEqual(self.p["calls"]["menu_reflect"], [500, 700])
-        # an opened call closed by '}' and a leaf call
-        self.assertEqual(self.p["calls"][cost.IRQ_FUNC], [12000, 3000])
+    def test_parse(self):
+        self.assertTrue(self.p["enabled"])
+        self.assertEqual(self.p["select"], {"count": 1000, "sum_ns": 1100000,
+                                            "min_ns": 800, "max_ns": 3000})
+        self.assertEqual(self.p["empty"]["min_ns"], 100)
 
-    def test_idle_entries_and_irq_names(self):
-        self.assertEqual(self.p["idle_entries"], 2)  # exits (4294967295) not counted
-        self.assertEqual(self.p["irq"], {"virtio1-req.0": [12000]})
-        self.assertEqual(self.p["lost"], 1)  # the stray '}' at the end
+    def test_net_of_the_probe(self):
+        s = cost.summarize(self.p)
+        self.assertEqual(s["empty_ns"], 100)
+        self.assertEqual(s["select_ns"], 1000)
+        self.assertEqual(s["reflect_ns"], 250)
+        self.assertEqual(s["irq_ns"], 50)
+        # (1100000 + 346500) / 1000 - 100 * (1 + 0.99)
+        self.assertAlmostEqual(s["per_entry_ns"], 1446.5 - 199)
+        self.assertEqual(s["entries"], 1000)
 
-    def test_summary(self):
-        s = cost.summarize(self.p, "menu")
-        self.assertAlmostEqual(s["select_ns_per_entry"], (2345 + 150250 + 500 + 700) / 2)
-        self.assertEqual(s["funcs"]["menu_select"]["per_idle_entry"], 1.0)
-        self.assertEqual(s["funcs"]["menu_select"]["median"], 2345)
-        self.assertEqual(s["funcs"]["menu_select"]["p99"], 150250)
-        self.assertIn("sched_idle_choose", cost.funcs_for("sched-rfc"))
-        self.assertEqual(cost.funcs_for("sched-nolearn"), cost.funcs_for("sched"))
-        self.assertEqual(s["select_calls_per_entry"], 2.0)
-        self.assertEqual(s["select_median_per_entry"], 2345 + 500)
+    def test_bad_input(self):
+        text = fx("cpuidle_cost.txt")
+        for bad in (text.replace("reflect", "reflekt"),
+                    text.replace(" max_ns=700", ""),
+                    text.replace("irq count=400", "irq count=x"),
+                    "\n".join(text.splitlines()[:-1])):
+            with self.assertRaises(cost.CostError):
+                cost.parse(bad)
+        with self.assertRaises(cost.CostError):
+            cost.summarize(cost.parse(text.replace("enabled=1", "enabled=0")))
 
-    def test_empty(self):
-        s = cost.summarize(cost.parse_trace(""), "teo")
-        self.assertIsNone(s["select_ns_per_entry"])
-        self.assertEqual(s["funcs"]["teo_select"]["n"], 0)
+    def test_load_cell(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(cost.CostError, "block"):
+                cost.load_cell(d)
+            for w in cost.COST_WORKLOADS:
+                os.makedirs(os.path.join(d, w))
+                with open(os.path.join(d, w, cost.COST_FILE), "w") as f:
+                    f.write(fx("cpuidle_cost.txt"))
+            self.assertEqual(set(cost.load_cell(d)), set(cost.COST_WORKLOADS))
 
 
 if __name__ == "__main__":

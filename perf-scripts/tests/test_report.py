@@ -11,14 +11,15 @@ from idlebench.report import tables
 
 class ReportCostTest(unittest.TestCase):
     def test_section(self):
-        p = cost.parse_trace(fx("funcgraph.txt"))
-        menu = cost.summarize(p, "menu")
-        ours = dict(menu, select_ns_per_entry=menu["select_ns_per_entry"] / 2)
-        L, verdict = tables.cost_section({"menu": menu, "sched": ours})
+        k = cost.summarize(cost.parse(fx("cpuidle_cost.txt")))
+        menu = {w: k for w in cost.COST_WORKLOADS}
+        half = {w: dict(k, per_entry_ns=k["per_entry_ns"] / 2, irq_ns=80)
+                for w in cost.COST_WORKLOADS}
+        L, verdict = tables.cost_section({"menu": menu, "teo": menu, "sched": half})
         self.assertIn("met", verdict)
-        self.assertTrue(any("virtio1-req.0" in x for x in L))
-        L, verdict = tables.cost_section({"menu": menu,
-                                          "sched": dict(menu, select_ns_per_entry=1e9)})
+        self.assertTrue(any("block +30, dev2 +30" in x for x in L))
+        one_worse = dict(half, dev2=dict(k, per_entry_ns=1e9))
+        L, verdict = tables.cost_section({"menu": menu, "sched": one_worse})
         self.assertIn("MISSED", verdict)
         L, verdict = tables.cost_section({})
         self.assertIsNone(verdict)

@@ -109,9 +109,11 @@ class LaunchTest(unittest.TestCase):
         self.assertNotIn("-I", cmd)
 
     def test_cost_cell_and_limit(self):
-        c = Cell("menu", 2, 1, "cost", [("block", 2)])
-        self.assertIn("ftrace_filter=menu_select,menu_reflect,__handle_irq_event_percpu "
-                      "ftrace_graph_filter=", launch.kernel_cmdline(c, setup()))
+        c = Cell("menu", 2, 1, "cost", [("block", 2), ("dev2", 2)])
+        line = launch.kernel_cmdline(c, setup())
+        self.assertIn("cpuidle_cost.enable=1", line)
+        self.assertNotIn("trace_event=", line)
+        self.assertIn("dev2=2", line)
         many = [(w, 1) for w in TABLE if TABLE[w].timing == "icount"] * 4
         with self.assertRaisesRegex(launch.LaunchError, "over the kernel's 2048"):
             launch.kernel_cmdline(Cell("menu", 2, 1, "icount", many), setup())

@@ -24,14 +24,14 @@ def load(bench, workloads, costs=None):
             continue
         if meta["mode"] == "cost":
             if costs is not None:
-                # the trace is the source of truth: summarize it again, so a
-                # newer cost.py applies to old cells too
-                tr = os.path.join(d, "results", cost.COST_TRACE)
-                if os.path.exists(tr):
-                    with open(tr, errors="replace") as f:
-                        p["cost"] = cost.summarize(cost.parse_trace(f.read()), meta["config"])
-                p["cost"]["_meta"] = meta
-                costs[meta["config"]] = p["cost"]
+                # the probe's files are the source of truth: summarize them
+                # again, so a newer cost.py applies to old cells too; cells
+                # of the function_graph era have none and are left out
+                try:
+                    costs[meta["config"]] = dict(cost.load_cell(os.path.join(d, "results")),
+                                                 _meta=meta)
+                except cost.CostError:
+                    pass
             continue
         for w, m in p["runs"].items():
             own = workloads[w].timing if w in workloads else meta["mode"]

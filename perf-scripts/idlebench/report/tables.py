@@ -129,96 +129,56 @@ def fmt_ns(x):
 
 
 def cost_section(costs):
+    """costs {config: {workload: cost.summarize() summary}} -> (lines,
+    the target's verdict or None)."""
     L = ["## Selection cost per idle entry and cost per interrupt\n", prose.COST_NOTE + "\n"]
     if not costs:
         L.append("- not run (bench.py --no-cost, or the cost boots failed: see Failed boots)\n")
         return L, None
-    L.append("| configuration | function | calls | calls per idle entry | mean ns | "
-             "median ns | p99 ns | max ns |")
-    L.append("|---|---|---|---|---|---|---|---|")
-    for c in CONFIGS:
-        k = costs.get(c)
-        if not k:
-            continue
-        for fn, d in k["funcs"].items():
-            pe = d.get("per_idle_entry")
-            L.append(f"| {c} | {fn} | {d.get('n', 0)} | "
-                     f"{'n/a' if pe is None else f'{pe:.2f}'} | {fmt_ns(d.get('mean'))} | "
-                     f"{fmt_ns(d.get('median'))} | {fmt_ns(d.get('p99'))} | "
-                     f"{fmt_ns(d.get('max'))} |")
-    L.append("\nSelection cost per idle entry (sum of the selection functions' durations "
-             "divided by the idle entries of the window):\n")
-    # the tracer's hook cost per call: bounded by the cheapest traced call
-    # of any selection function (all of its time at most is hook)
-    hooks = [d["min"] for k in costs.values() for fn, d in k["funcs"].items()
-             if fn != cost.IRQ_FUNC and d.get("min")]
-    hook = min(hooks) if hooks else None
-    L.append("| configuration | idle entries | traced calls per idle entry | ns (instructions) "
-             "per idle entry, raw | vs menu | minus the hook estimate | vs menu | "
-             "from medians, minus hooks | vs menu |")
-    L.append("|---|---|---|---|---|---|---|---|---|")
-
-    def corrected(k):
-        x, n = k.get("select_ns_per_entry"), k.get("select_calls_per_entry")
-        return None if x is None or n is None or hook is None else x - n * hook
-    menu_k = costs.get("menu", {})
-    menu, menu_c = menu_k.get("select_ns_per_entry"), corrected(menu_k) if menu_k else None
-    verdict = None
-    for c in CONFIGS:
-        k = costs.get(c)
-        if not k:
-            continue
-        x, xc, n = k.get("select_ns_per_entry"), corrected(k), k.get("select_calls_per_entry")
-        r = f"{x / menu:.2f}" if x is not None and menu else "n/a"
-        rc = f"{xc / menu_c:.2f}" if xc is not None and menu_c else "n/a"
-        md = k.get("select_median_per_entry")
-        md = None if md is None or hook is None or n is None else md - n * hook
-        mm = menu_k.get("select_median_per_entry")
-        mm = None if mm is None or hook is None else mm - menu_k["select_calls_per_entry"] * hook
-        rm = f"{md / mm:.2f}" if md is not None and mm else "n/a"
-        L.append(f"| {c} | {k['idle_entries']} | {'n/a' if n is None else f'{n:.2f}'} | "
-                 f"{fmt_ns(x)} | {r} | {fmt_ns(xc)} | {rc} | {fmt_ns(md)} | {rm} |")
-    if hook is not None:
-        L.append(f"\nHook estimate: {hook} ns per traced call, the shortest "
-                 "call of any selection function seen (an upper bound of the tracer's own "
-                 "share of a call).")
-    ours = costs.get("sched", {}).get("select_ns_per_entry")
-    if ours is not None and menu:
-        ours_c = corrected(costs["sched"])
-        both = f"; minus the hook estimate {ours_c:.0f} vs {menu_c:.0f} ns ({ours_c / menu_c:.2f}x)" \
-            if ours_c is not None and menu_c else ""
-        met = ours < menu and (ours_c is None or menu_c is None or ours_c < menu_c)
-        verdict = (f"selection cost per idle entry: sched {ours:.0f} ns, menu {menu:.0f} ns "
-                   f"({ours / menu:.2f}x, raw){both}: target 'below menu's' "
-                   f"{'met' if met else 'MISSED'}")
-        L.append(f"\nTarget: {verdict}.")
-    # per interrupt: per source, stock (menu, teo) vs patched (sched).  The
-    # handlers' own work varies per interrupt (completions per IRQ), so the
-    # spread between the two stock runs is the noise floor, and the
-    # minimum (the handler's shortest path) isolates the fixed added cost.
-    srcs = sorted({n for k in costs.values() for n in k.get("irq", {})})
     cfgs = [c for c in CONFIGS if c in costs]
-    if srcs:
-        L.append("\nPer interrupt (`__handle_irq_event_percpu`, ns per interrupt source, "
-                 "median / min over the window; n = interrupts): added = sched minus the mean "
-                 "of menu's and teo's (same stock kernel), stock spread = |menu - teo|, "
-                 "the noise floor of that difference.\n")
-        L.append("| source | " + " | ".join(f"{c} median / min (n)" for c in cfgs)
-                 + " | added, median | added, min | stock spread, median / min |")
-        L.append("|---|" + "---|" * (len(cfgs) + 3))
-        for n in srcs:
-            d = {c: (costs[c].get("irq", {}).get(n) or {}) for c in cfgs}
-            row = [f"{fmt_ns(d[c].get('median'))} / {fmt_ns(d[c].get('min'))} "
-                   f"(n={d[c].get('n', 0)})" for c in cfgs]
-            out = []
-            for key in ("median", "min"):
-                st = [d[c][key] for c in ("menu", "teo") if d.get(c, {}).get(key)]
-                o = d.get("sched", {}).get(key)
-                out.append(f"{o - sum(st) / len(st):+.0f}" if st and o else "n/a")
-            sp = [abs(d["menu"][k] - d["teo"][k]) if d.get("menu", {}).get(k) and
-                  d.get("teo", {}).get(k) else None for k in ("median", "min")]
-            L.append(f"| {n} | " + " | ".join(row) + f" | {out[0]} | {out[1]} | "
-                     f"{fmt_ns(sp[0])} / {fmt_ns(sp[1])} |")
+    L.append("Instructions (ns under `-icount shift=0`), the probe's empty bracket "
+             "subtracted from every span:\n")
+    L.append("| workload | configuration | idle entries | select | reflect | per idle entry "
+             "| vs menu | vs teo | interrupts | stamp per interrupt | empty bracket |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    verdicts = []
+    for w in cost.COST_WORKLOADS:
+        ref = {c: costs.get(c, {}).get(w, {}).get("per_entry_ns") for c in ("menu", "teo")}
+        for c in cfgs:
+            k = costs[c].get(w)
+            if not k:
+                continue
+            x = k["per_entry_ns"]
+            rs = [f"{x / ref[g]:.2f}" if x is not None and ref[g] else "n/a"
+                  for g in ("menu", "teo")]
+            L.append(f"| {w} | {c} | {k['entries']} | {fmt_ns(k['select_ns'])} | "
+                     f"{fmt_ns(k['reflect_ns'])} | {fmt_ns(x)} | {rs[0]} | {rs[1]} | "
+                     f"{k['irqs']} | {fmt_ns(k['irq_ns'])} | "
+                     f"{k['empty_ns']:.0f} (min {k['empty_min_ns']}) |")
+        ours = costs.get("sched", {}).get(w)
+        if ours and ref["menu"]:
+            x = ours["per_entry_ns"]
+            verdicts.append((w, x, ref["menu"], x < ref["menu"]))
+    verdict = None
+    if verdicts:
+        verdict = "selection cost per idle entry, sched vs menu: " + "; ".join(
+            f"{w} {x:.0f} vs {m:.0f} ns ({x / m:.2f}x)" for w, x, m, _ in verdicts)
+        verdict += (": target 'below menu's' "
+                    f"{'met' if all(ok for *_, ok in verdicts) else 'MISSED'}")
+        L.append(f"\nTarget: {verdict}.")
+    # per interrupt: the stock kernel has no stamp (record_irq_time() is
+    # empty without CONFIG_IRQ_TIMINGS), so its span is the noise floor
+    added = []
+    for w in cost.COST_WORKLOADS:
+        st = [costs[g][w]["irq_ns"] for g in ("menu", "teo")
+              if w in costs.get(g, {}) and costs[g][w]["irq_ns"] is not None]
+        o = costs.get("sched", {}).get(w, {}).get("irq_ns")
+        if st and o is not None:
+            added.append(f"{w} {o - sum(st) / len(st):+.0f}")
+    if added:
+        L.append("\nAdded per interrupt (sched's stamp minus the stock kernel's empty "
+                 "span, mean of menu's and teo's boots): " + ", ".join(added)
+                 + " instructions (target: at most 60).")
     L.append("\n- " + prose.COST_CAVEAT + "\n")
     return L, verdict
 
