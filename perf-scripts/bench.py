@@ -82,7 +82,7 @@ def arguments(argv):
                     help="bench directory (default build/bench, the only one whose report "
                     "goes to docs/results.md; others report to OUT/report/results.md)")
     ap.add_argument("--no-cost", action="store_true",
-                    help="skip the cost stage (one function_graph -icount boot per "
+                    help="skip the cost stage (one -icount boot per "
                     "configuration on 2 vCPUs: selection cost per idle entry, cost per IRQ)")
     ap.add_argument("--cost-only", action="store_true", help="only the cost stage")
     ap.add_argument("--dry-run", action="store_true",

@@ -1,4 +1,4 @@
-"""Synthetic ftrace text with patch 9's irq_predict events (exact replay).
+"""Synthetic ftrace text with patch 10's irq_predict events (exact replay).
 
 Strictly periodic sources, questions at an unrelated period on each CPU.
 For such sources the 'last' and 'adaptive' rules both predict the last

@@ -188,7 +188,7 @@ MALFORMED = [
     ("no-cpu-perf", "hello world 1.0: irq:irq_handler_entry: irq=1 name=x\n", 1),
     ("garbage-after-native", "0 0 irq 40\nfoo bar\n", 2),
     ("nul-byte", "0 0 irq 40\n1\x000 0 irq 4\n", 2),
-    # patch 9's irq_predict events
+    # patch 10's irq_predict events
     ("predict-stamp-truncated", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=40 ts_ns=\n", 4),
     ("predict-stamp-no-ts", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=40\n", 4),
     ("predict-stamp-huge-irq", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=16777216 ts_ns=5\n", 4),
@@ -213,7 +213,7 @@ MALFORMED = [
 
 
 def exact_mode(replay, out):
-    """Patch 7's events: exact replay, mismatches with their line, warm-up."""
+    """Patch 8's events: exact replay, mismatches with their line, warm-up."""
     eg = exact_gen
 
     def save(name, lines):
@@ -582,6 +582,20 @@ def governors(replay, out):
                   "replay: %s:%d: bad state table: " % (bp, ln)), "rc=%d %r" % (rc, se))
     rc, so, se = run(replay, ["--states", os.path.join(out, "no-such-table"), sp])
     check("states-missing-file", rc == 1 and len(se.strip().split("\n")) == 1, se)
+    # 6. --table: the emulated driver's own parser (cpuidle-emu-model.c):
+    #    skx written out is skx; a cheaper C6 changes the energy only;
+    #    a malformed table stops with one line.
+    lp = os.path.join(out, "gov-long-idle.txt")
+    skx = "active=2000,C1:2:2:1000:0,C1E:10:20:600:0,C6:133:600:50:20"
+    _, base, _ = run(replay, ["--csv", "--table", "skx", lp])
+    rc, same, se = run(replay, ["--csv", "--table", skx, lp])
+    check("driver-table-custom-is-skx", rc == 0 and same == base.replace(",skx,", ",custom,"),
+          se or same[:300])
+    rc, cheap, se = run(replay, ["--csv", "--table", skx.replace(":50:20", ":10:20"), lp])
+    check("driver-table-power-changes-energy", rc == 0 and cheap != same, se)
+    rc, so, se = run(replay, ["--table", "active=2000,C1:2:2:1000", lp])
+    check("driver-table-malformed", rc == 2 and len(se.strip().split("\n")) == 1
+          and "not skx, arm or a valid" in se, "rc=%d %r" % (rc, se))
     # a traced state the table does not have
     bp = os.path.join(out, "states-two")
     with open(bp, "w") as f:

@@ -13,9 +13,11 @@ puts it in the deepest state whose target residency fits (as
 sched_idle_select_state() does for a known duration), charged with the
 same formula: the period at the state's power, the state's exit latency at
 active power, its entry energy; outside idle periods, active power.  This
-is idle-loop/replay.c's energy_pj() to the term, so "oracle" means the
-same in the replay and in docs/results.md.  The traced period ends after the chosen state's exit spin, so it is the
-halted time plus that state's exit latency, in both places."""
+is the driver's emu_idle_entry_energy_pj() (drivers/cpuidle/
+cpuidle-emu-model.c, which idle-loop/states.c compiles) to the term, so
+"oracle" means the same in the replay and in docs/results.md.  The traced
+period ends after the chosen state's exit spin, so it is the halted time
+plus that state's exit latency, in both places."""
 from .trace import ParseError, rows
 
 

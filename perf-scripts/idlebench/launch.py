@@ -119,9 +119,11 @@ def run_qemu_cmd(cell, s, work):
         cmd += ["-e", cfg.expect]
     if cell.mode != "real":
         cmd += ["-I", str(s.shift)]
-    # generous: icount costs up to ~10 s of wall time per guest second;
+    # generous: icount costs up to ~10 s of wall time per guest second on
+    # 2 vCPUs, and grows with the vCPUs (one host thread runs them all);
     # -icount: OVMF prints nothing for minutes when the host is loaded
-    budget = 120 + sum(secs for _, secs in cell.works) * (6 if cell.mode == "real" else 25)
+    per_s = 6 if cell.mode == "real" else max(25, 8 * cell.vcpus)
+    budget = 120 + 30 * cell.vcpus + sum(secs for _, secs in cell.works) * per_s
     quiet = 120 if cell.mode == "real" else 300
     return cmd + qemu_devices(cell, s) + ["-a", kernel_cmdline(cell, s),
                                           "-t", str(budget + 180), "-q", str(quiet)]

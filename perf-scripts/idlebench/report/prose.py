@@ -138,7 +138,7 @@ METHOD = (
     "summed over CPUs; the oracle puts every real idle period (power:cpu_idle "
     "enter/exit) in the deepest state whose target residency fits it, charged by the "
     "driver's own formula (the period at the state's power, its exit latency at active "
-    "power, its entry energy; perf-scripts/idlebench/energy.py, as idle-loop/replay.c): "
+    "power, its entry energy; perf-scripts/idlebench/energy.py; idle-loop/ compiles the driver's own model): "
     "the physical limit for the same run.\n")
 
 

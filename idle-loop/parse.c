@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * parse.c: the trace reader.  Tokenizes each line and turns perf script,
+ * ftrace / trace-cmd report text, or the native synthetic format (tests)
+ * into struct event (replay.h); every malformed input stops with
+ * FILE:LINE: reason (README.md, "What it reads").
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+struct event *evs;
+size_t nev;
+static size_t evcap;
+int native_format = -1;			/* decided by the first event line */
+int ignore_unknown, keep_timer_irqs;
+int have_select, have_hrt, have_native_timer, have_predict, have_wheel;
+static u64 last_event_t;
+const char *input_name = "-";
+
+void fail(unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "replay: %s:%lu: ", input_name, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* Strict unsigned decimal; rejects empty, signs, junk and overflow. */
+int parse_u64(const char *s, size_t len, u64 *out)
+{
+	u64 v = 0;
+	size_t i;
+
+	if (!len || len > 20)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		if (v > (U64_MAX - (s[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_s64(const char *s, size_t len, s64 *out)
+{
+	u64 v;
+	int neg = len && s[0] == '-';
+
+	if (parse_u64(s + neg, len - neg, &v))
+		return -1;
+	if (v > (u64)INT64_MAX)
+		return -1;
+	*out = neg ? -(s64)v : (s64)v;
+	return 0;
+}
+
+/* "SECONDS.FRACTION" (perf script, ftrace) to ns; up to 9 digits of fraction. */
+static int parse_stamp(const char *s, size_t len, u64 *out)
+{
+	const char *dot = memchr(s, '.', len);
+	u64 sec, frac = 0;
+	size_t flen, i;
+
+	if (!dot)
+		return -1;
+	if (parse_u64(s, dot - s, &sec))
+		return -1;
+	flen = len - (dot - s) - 1;
+	if (!flen || flen > 9 || parse_u64(dot + 1, flen, &frac))
+		return -1;
+	for (i = flen; i < 9; i++)
+		frac *= 10;
+	if (sec > MAX_TIME_NS / 1000000000ULL)
+		return -1;
+	*out = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+struct tok {
+	const char *s;
+	size_t len;
+};
+
+#define MAX_TOKS 64
+
+static int tokenize(char *line, struct tok *t)
+{
+	int n = 0;
+	char *p = line;
+
+	while (*p) {
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		if (n == MAX_TOKS)
+			return -1;
+		t[n].s = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		t[n].len = p - t[n].s;
+		n++;
+	}
+	return n;
+}
+
+static int tok_is(const struct tok *t, const char *word)
+{
+	return t->len == strlen(word) && !memcmp(t->s, word, t->len);
+}
+
+/* Value of KEY=VALUE among the argument tokens, or NULL. */
+static const struct tok *arg(const struct tok *t, int n, const char *key,
+			     struct tok *val)
+{
+	size_t kl = strlen(key);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].len > kl && t[i].s[kl] == '=' &&
+		    !memcmp(t[i].s, key, kl)) {
+			val->s = t[i].s + kl + 1;
+			val->len = t[i].len - kl - 1;
+			return val;
+		}
+	}
+	return NULL;
+}
+
+static u64 arg_u64(unsigned long ln, const struct tok *t, int n, const char *key)
+{
+	struct tok v;
+	u64 x;
+
+	if (!arg(t, n, key, &v))
+		fail(ln, "missing %s=", key);
+	if (parse_u64(v.s, v.len, &x))
+		fail(ln, "bad %s=%.*s", key, (int)v.len, v.s);
+	return x;
+}
+
+static s64 arg_s64(unsigned long ln, const struct tok *t, int n, const char *key)
+{
+	struct tok v;
+	s64 x;
+
+	if (!arg(t, n, key, &v))
+		fail(ln, "missing %s=", key);
+	if (parse_s64(v.s, v.len, &x))
+		fail(ln, "bad %s=%.*s", key, (int)v.len, v.s);
+	return x;
+}
+
+/* function= of an hrtimer event names the tick's (tick_sched_timer before 6.10). */
+static int is_tick_timer(const struct tok *a, int na)
+{
+	struct tok fn;
+
+	return arg(a, na, "function", &fn) &&
+	       (tok_is(&fn, "tick_nohz_handler") || tok_is(&fn, "tick_sched_timer"));
+}
+
+/*
+ * %p before the kernel's pointer-hashing key exists (a guest without
+ * entropy never gets one) prints one placeholder for every timer.
+ */
+static void check_hashed(unsigned long ln, const struct tok *h)
+{
+	if (h->len && h->s[0] == '(')
+		fail(ln, "timer address printed as %.*s: every timer looks the same; "
+		     "record with perf, or boot with no_hash_pointers", (int)h->len, h->s);
+}
+
+/* FNV-1a of an hrtimer's printed address: an id, not a pointer. */
+static u64 hash_tok(const struct tok *t)
+{
+	u64 h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < t->len; i++) {
+		h ^= (unsigned char)t->s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static struct event *new_event(unsigned long ln, u64 t, u64 cpu, int type)
+{
+	u64 last_t = last_event_t;
+	struct event *e;
+
+	if (t > MAX_TIME_NS)
+		fail(ln, "timestamp %" PRIu64 " too large", t);
+	if (cpu >= MAX_CPUS)
+		fail(ln, "cpu %" PRIu64 " out of range (max %d)", cpu, MAX_CPUS - 1);
+	if (nev && t < last_t)
+		fail(ln, "timestamp %" PRIu64 " goes backwards (previous %" PRIu64 ")",
+		     t, last_t);
+	if (ln > UINT32_MAX)
+		fail(ln, "too many lines");
+	last_event_t = t;
+	if (nev == evcap) {
+		evcap = evcap ? evcap * 2 : 4096;
+		evs = realloc(evs, evcap * sizeof(*evs));
+		if (!evs)
+			fail(ln, "out of memory");
+	}
+	e = &evs[nev++];
+	memset(e, 0, sizeof(*e));
+	e->t = t;
+	e->cpu = cpu;
+	e->type = type;
+	e->line = ln;
+	return e;
+}
+
+static void check_irq(unsigned long ln, u64 irq)
+{
+	if (irq >= MAX_IRQ)
+		fail(ln, "irq %" PRIu64 " out of range", irq);
+}
+
+/* Native: "T_NS CPU irq N" | "T_NS CPU idle_enter TIMER_NS|-" | "T_NS CPU idle_exit" */
+static int parse_native(unsigned long ln, struct tok *t, int n)
+{
+	u64 ts, cpu, x;
+	struct event *e;
+
+	if (n < 3 || parse_u64(t[0].s, t[0].len, &ts))
+		return -1;
+	if (parse_u64(t[1].s, t[1].len, &cpu))
+		fail(ln, "bad cpu '%.*s'", (int)t[1].len, t[1].s);
+	if (tok_is(&t[2], "irq")) {
+		if (n != 4 || parse_u64(t[3].s, t[3].len, &x))
+			fail(ln, "expected: T_NS CPU irq N");
+		check_irq(ln, x);
+		e = new_event(ln, ts, cpu, EV_IRQ);
+		e->irq.irq = x;
+	} else if (tok_is(&t[2], "idle_enter")) {
+		if (n != 4)
+			fail(ln, "expected: T_NS CPU idle_enter TIMER_NS|-");
+		if (tok_is(&t[3], "-")) {
+			x = NO_TIME;
+		} else {
+			if (parse_u64(t[3].s, t[3].len, &x) || x > MAX_TIME_NS)
+				fail(ln, "bad timer '%.*s'", (int)t[3].len, t[3].s);
+			have_native_timer = 1;
+		}
+		e = new_event(ln, ts, cpu, EV_ENTER);
+		e->enter.timer_ns = x;
+		/* no entered state: the governors reflect their own */
+		e->enter.state = -1;
+	} else if (tok_is(&t[2], "idle_exit")) {
+		if (n != 3)
+			fail(ln, "expected: T_NS CPU idle_exit");
+		new_event(ln, ts, cpu, EV_EXIT);
+	} else {
+		fail(ln, "unknown event '%.*s'", (int)t[2].len, t[2].s);
+	}
+	return 0;
+}
+
+/*
+ * perf script / ftrace / trace-cmd report:
+ *   COMM-PID [CPU] [FLAGS] SECONDS.FRACTION: [PERIOD] [SUBSYS:]EVENT: ARGS
+ */
+static void parse_trace(unsigned long ln, struct tok *t, int n)
+{
+	int i, ci = -1, ti = -1, ei = -1;
+	u64 cpu, ts;
+	struct tok ev, *a;
+	struct event *e;
+	const char *colon;
+	int na;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].len >= 3 && t[i].s[0] == '[' && t[i].s[t[i].len - 1] == ']' &&
+		    !parse_u64(t[i].s + 1, t[i].len - 2, &cpu)) {
+			ci = i;
+			break;
+		}
+	}
+	if (ci < 0)
+		fail(ln, "no [CPU] field: not a perf script or ftrace line");
+	for (i = ci + 1; i < n && i <= ci + 3; i++) {
+		if (t[i].len >= 2 && t[i].s[t[i].len - 1] == ':' &&
+		    !parse_stamp(t[i].s, t[i].len - 1, &ts)) {
+			ti = i;
+			break;
+		}
+	}
+	if (ti < 0)
+		fail(ln, "no SECONDS.FRACTION: timestamp after the CPU field");
+	for (i = ti + 1; i < n && i <= ti + 2; i++) {
+		if (t[i].len >= 2 && t[i].s[t[i].len - 1] == ':') {
+			ei = i;
+			break;
+		}
+	}
+	if (ei < 0)
+		fail(ln, "truncated line: no event name");
+	ev.s = t[ei].s;
+	ev.len = t[ei].len - 1;
+	colon = memchr(ev.s, ':', ev.len);
+	if (colon) {
+		ev.len -= colon + 1 - ev.s;
+		ev.s = colon + 1;
+	}
+	a = t + ei + 1;
+	na = n - ei - 1;
+
+	if (tok_is(&ev, "irq_handler_entry")) {
+		u64 irq = arg_u64(ln, a, na, "irq");
+		struct tok name;
+
+		check_irq(ln, irq);
+		if (!arg(a, na, "name", &name))
+			fail(ln, "truncated line: missing name=");
+		/* Timer interrupts (IRQF_TIMER) never enter the kernel's ring. */
+		if (!keep_timer_irqs && memmem(name.s, name.len, "timer", 5))
+			return;
+		e = new_event(ln, ts, cpu, EV_IRQ);
+		e->irq.irq = irq;
+	} else if (tok_is(&ev, "cpu_idle")) {
+		u64 state = arg_u64(ln, a, na, "state");
+		u64 id = arg_u64(ln, a, na, "cpu_id");
+
+		if (state == 4294967295ULL || state == U64_MAX) {
+			new_event(ln, ts, id, EV_EXIT);
+		} else {
+			if (state >= CPUIDLE_STATE_MAX)
+				fail(ln, "idle state %" PRIu64 " out of range", state);
+			e = new_event(ln, ts, id, EV_ENTER);
+			e->enter.timer_ns = NO_TIME;
+			e->enter.state = state;
+		}
+	} else if (tok_is(&ev, "sched_idle_select")) {
+		u64 c = arg_u64(ln, a, na, "cpu");
+		u64 timer = arg_u64(ln, a, na, "timer_ns");
+		s64 irq_ns = arg_s64(ln, a, na, "irq_ns");
+		u64 irq = arg_u64(ln, a, na, "irq");
+		s64 lat = arg_s64(ln, a, na, "latency_req_ns");
+		s64 state = arg_s64(ln, a, na, "state");
+
+		u64 stop = arg_u64(ln, a, na, "stop_tick");
+		struct tok dt;
+		u64 delta = NO_TIME;
+		int stopped = -1;
+		s64 learned = -1;
+
+		/* delta_tick_ns: traced since the tracepoint's second version */
+		if (arg(a, na, "delta_tick_ns", &dt) && parse_u64(dt.s, dt.len, &delta))
+			fail(ln, "bad delta_tick_ns=%.*s", (int)dt.len, dt.s);
+		/* tick_stopped, learned_ns: since the third */
+		if (arg(a, na, "tick_stopped", &dt)) {
+			stopped = arg_u64(ln, a, na, "tick_stopped") != 0;
+			learned = arg_s64(ln, a, na, "learned_ns");
+		}
+		check_irq(ln, irq);
+		if (state < -1000 || state >= CPUIDLE_STATE_MAX)
+			fail(ln, "state %" PRId64 " out of range", state);
+		e = new_event(ln, ts, c, EV_SELECT);
+		e->select.timer_ns = timer;
+		e->select.irq_ns = irq_ns < 0 ? NO_TIME : (u64)irq_ns;
+		e->select.latency_req_ns = lat < 0 ? 0 : (u64)lat;
+		e->select.delta_tick_ns = delta;
+		e->select.stop_tick = stop != 0;
+		e->select.tick_stopped = stopped;
+		e->select.learned_ns = learned < 0 ? NO_TIME : (u64)learned;
+		e->select.state = state;
+		have_select = 1;
+	} else if (tok_is(&ev, "hrtimer_start")) {
+		struct tok h;
+
+		if (!arg(a, na, "hrtimer", &h))
+			fail(ln, "truncated line: missing hrtimer=");
+		check_hashed(ln, &h);
+		e = new_event(ln, ts, cpu, EV_HRT_START);
+		e->hrt.id = hash_tok(&h);
+		e->hrt.tick = is_tick_timer(a, na);
+		e->hrt.expires = arg_u64(ln, a, na, "expires");
+		if (e->hrt.expires > MAX_TIME_NS)
+			fail(ln, "expires=%" PRIu64 " too large", e->hrt.expires);
+		have_hrt = 1;
+	} else if (tok_is(&ev, "hrtimer_cancel") ||
+		   tok_is(&ev, "hrtimer_expire_entry")) {
+		struct tok h;
+		int expire = tok_is(&ev, "hrtimer_expire_entry");
+
+		if (!arg(a, na, "hrtimer", &h))
+			fail(ln, "truncated line: missing hrtimer=");
+		check_hashed(ln, &h);
+		e = new_event(ln, ts, cpu, expire ? EV_HRT_EXPIRE : EV_HRT_CANCEL);
+		e->hrt.id = hash_tok(&h);
+		e->hrt.tick = expire && is_tick_timer(a, na);
+		e->hrt.now = expire ? arg_u64(ln, a, na, "now") : 0;
+		if (e->hrt.now > MAX_TIME_NS)
+			fail(ln, "now=%" PRIu64 " too large", e->hrt.now);
+		have_hrt = 1;
+	} else if (tok_is(&ev, "irq_predict_stamp")) {
+		u64 irq = arg_u64(ln, a, na, "irq");
+
+		check_irq(ln, irq);
+		e = new_event(ln, ts, cpu, EV_STAMP);
+		e->stamp.irq = irq;
+		e->stamp.ts_ns = arg_u64(ln, a, na, "ts_ns");
+		if (e->stamp.ts_ns > MAX_TIME_NS)
+			fail(ln, "ts_ns=%" PRIu64 " too large", e->stamp.ts_ns);
+		have_predict = 1;
+	} else if (tok_is(&ev, "irq_predict_forget")) {
+		u64 irq = arg_u64(ln, a, na, "irq");
+
+		check_irq(ln, irq);
+		e = new_event(ln, ts, cpu, EV_FORGET);
+		e->forget.irq = irq;
+		have_predict = 1;
+	} else if (tok_is(&ev, "irq_predict_lost")) {
+		/* patch 6: the ring overflowed before this drain */
+		e = new_event(ln, ts, cpu, EV_RING_LOST);
+		e->ring_lost.stamps = arg_u64(ln, a, na, "stamps");
+		have_predict = 1;
+	} else if (tok_is(&ev, "irq_predict_reset")) {
+		/* patch 6: too many forgets missed, the table starts over */
+		e = new_event(ln, ts, cpu, EV_RESET);
+		e->reset.forgets = arg_u64(ln, a, na, "forgets");
+		have_predict = 1;
+	} else if (tok_is(&ev, "irq_predict_next")) {
+		u64 now = arg_u64(ln, a, na, "now_ns");
+		s64 next = arg_s64(ln, a, na, "next_ns");
+		u64 irq = arg_u64(ln, a, na, "irq");
+		s64 rule = arg_s64(ln, a, na, "rule");
+
+		check_irq(ln, irq);
+		if (now > MAX_TIME_NS)
+			fail(ln, "now_ns=%" PRIu64 " too large", now);
+		if (next < -1 || next > (s64)MAX_TIME_NS)
+			fail(ln, "next_ns=%" PRId64 " out of range", next);
+		if (rule < 0 || rule >= IRQ_PREDICT_NR_RULES)
+			fail(ln, "rule=%" PRId64 " out of range", rule);
+		e = new_event(ln, ts, cpu, EV_NEXT);
+		e->next.now_ns = now;
+		e->next.next_ns = next < 0 ? NO_TIME : (u64)next;
+		e->next.irq = irq;
+		e->next.rule = rule;
+		have_predict = 1;
+	} else if (tok_is(&ev, "timer_start")) {
+		/*
+		 * A timer-wheel timer: its base's CPU, the jiffy its bucket
+		 * expires at, jiffies now (expires - [timeout=N]), deferrable.
+		 */
+		struct tok h, fl;
+		s64 timeout = 0;
+		u64 wcpu = arg_u64(ln, a, na, "cpu");
+		int k;
+
+		if (!arg(a, na, "timer", &h))
+			fail(ln, "truncated line: missing timer=");
+		check_hashed(ln, &h);
+		for (k = 0; k < na; k++)
+			if (a[k].len > 10 && !memcmp(a[k].s, "[timeout=", 9) &&
+			    a[k].s[a[k].len - 1] == ']')
+				break;
+		if (k == na || parse_s64(a[k].s + 9, a[k].len - 10, &timeout))
+			fail(ln, "missing or bad [timeout=N]");
+		e = new_event(ln, ts, wcpu, EV_WT_START);
+		e->wt.id = hash_tok(&h);
+		e->wt.bucket = arg_u64(ln, a, na, "bucket_expiry");
+		e->wt.now_j = arg_u64(ln, a, na, "expires") - timeout;
+		e->wt.deferrable = arg(a, na, "flags", &fl) && memchr(fl.s, 'D', fl.len);
+		have_wheel = 1;
+	} else if (tok_is(&ev, "timer_cancel") || tok_is(&ev, "timer_expire_entry")) {
+		struct tok h;
+		int expire = tok_is(&ev, "timer_expire_entry");
+
+		if (!arg(a, na, "timer", &h))
+			fail(ln, "truncated line: missing timer=");
+		check_hashed(ln, &h);
+		e = new_event(ln, ts, cpu, expire ? EV_WT_EXPIRE : EV_WT_CANCEL);
+		e->wt.id = hash_tok(&h);
+		e->wt.now_j = expire ? arg_u64(ln, a, na, "now") : NO_TIME;
+	} else if (tok_is(&ev, "irq_handler_exit") || tok_is(&ev, "hrtimer_init") ||
+		   tok_is(&ev, "timer_init") || tok_is(&ev, "timer_expire_exit") ||
+		   tok_is(&ev, "hrtimer_expire_exit")) {
+		return;
+	} else if (!ignore_unknown) {
+		fail(ln, "unknown event '%.*s' (--ignore-unknown skips it)",
+		     (int)ev.len, ev.s);
+	}
+}
+
+void read_input(FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long ln = 0;
+	struct tok t[MAX_TOKS];
+	int n;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		ln++;
+		if ((size_t)len != strlen(line))
+			fail(ln, "NUL byte in line");
+		if (len && line[len - 1] != '\n' && !feof(f))
+			fail(ln, "line too long");
+		n = tokenize(line, t);
+		if (n < 0)
+			fail(ln, "too many fields");
+		if (!n || t[0].s[0] == '#')
+			continue;
+		if (native_format < 0) {
+			u64 x;
+
+			native_format = !parse_u64(t[0].s, t[0].len, &x) &&
+					n >= 2 && !parse_u64(t[1].s, t[1].len, &x);
+		}
+		/* ftrace: "CPU:N [LOST M EVENTS]" */
+		if (!native_format && n >= 2 && t[0].len > 4 &&
+		    !memcmp(t[0].s, "CPU:", 4) && tok_is(&t[1], "[LOST")) {
+			u64 cpu;
+
+			if (parse_u64(t[0].s + 4, t[0].len - 4, &cpu))
+				fail(ln, "bad CPU in a LOST EVENTS line");
+			new_event(ln, last_event_t, cpu, EV_LOST);
+			continue;
+		}
+		if (native_format) {
+			if (parse_native(ln, t, n))
+				fail(ln, "expected: T_NS CPU EVENT ...");
+		} else {
+			parse_trace(ln, t, n);
+		}
+	}
+	if (ferror(f))
+		fail(ln, "read error: %s", strerror(errno));
+	free(line);
+}

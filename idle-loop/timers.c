@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timers.c: what the nohz code knew at each idle entry, reconstructed
+ * from the trace's timer events (README.md, "The governors"): the
+ * hrtimers pending on each CPU (timer:hrtimer_*), the timer wheel's
+ * (timer:timer_*) with jiffies mapped to the trace clock, the tick's own
+ * hrtimer (stopped or running, fired or not), and, with no timer event
+ * at all, the timer taken from the idle periods no interrupt ended.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <linux/minmax.h>
+#include <linux/jiffies.h>
+#include "replay.h"
+
+#define MAX_PENDING_HRT	65536
+/* An interrupt this close after an idle exit is the one that woke the CPU. */
+#define WAKE_SLACK_NS	20000
+
+struct pending_hrt {
+	u64 id, expires;
+	u32 cpu;
+	int tick;		/* the CPU's tick (sched_timer) */
+};
+
+static struct pending_hrt *hrt;
+static size_t nhrt;
+static s64 hrt_offset;		/* hrtimer clock minus trace clock */
+
+static void hrt_remove(u64 id)
+{
+	size_t i;
+
+	for (i = 0; i < nhrt; i++) {
+		if (hrt[i].id == id) {
+			hrt[i] = hrt[--nhrt];
+			return;
+		}
+	}
+}
+
+static void hrt_start(const struct event *e)
+{
+	hrt_remove(e->hrt.id);
+	if (nhrt == MAX_PENDING_HRT)
+		fail(e->line, "more than %d hrtimers pending", MAX_PENDING_HRT);
+	if (!hrt) {
+		hrt = calloc(MAX_PENDING_HRT, sizeof(*hrt));
+		if (!hrt)
+			fail(e->line, "out of memory");
+	}
+	hrt[nhrt].id = e->hrt.id;
+	hrt[nhrt].expires = e->hrt.expires;
+	hrt[nhrt].cpu = e->cpu;
+	hrt[nhrt].tick = e->hrt.tick;
+	nhrt++;
+}
+
+/*
+ * Timer-wheel timers (timer:timer_start): the nohz code's next event
+ * counts them (tick_nohz_next_event()).  Jiffies are mapped to the trace
+ * clock as jiffy J starting at jiffy_c + (J - jiffy_ref) * TICK_NSEC:
+ * jiffies never run ahead of time, so every event that saw jiffies J at t
+ * bounds jiffy_c from above, and the timer softirq's expiries, right
+ * after the tick that advanced jiffies, make the bound tight.
+ */
+struct wheel_timer {
+	u64 id, bucket;		/* bucket_expiry, in jiffies */
+	u32 cpu;
+};
+
+static struct wheel_timer *wt;
+static size_t nwt, wtcap;
+static int jiffy_known;
+static u64 jiffy_ref;
+static s64 jiffy_c;
+
+/* Jiffies this far from the first ones seen (years) are garbage: ignored. */
+#define JIFFY_SPAN	(1LL << 31)
+
+static int jiffy_rel(u64 j, s64 *rel)
+{
+	*rel = (s64)(j - jiffy_ref);
+	return *rel > -JIFFY_SPAN && *rel < JIFFY_SPAN;
+}
+
+static void jiffy_seen(u64 t, u64 now_j)
+{
+	s64 c, rel;
+
+	if (!jiffy_known) {
+		jiffy_known = 1;
+		jiffy_ref = now_j;
+		jiffy_c = (s64)t;
+		return;
+	}
+	if (!jiffy_rel(now_j, &rel))
+		return;
+	c = (s64)t - rel * TICK_NSEC;
+	if (c < jiffy_c)
+		jiffy_c = c;
+}
+
+static void wt_remove(u64 id)
+{
+	size_t i;
+
+	for (i = 0; i < nwt; i++) {
+		if (wt[i].id == id) {
+			wt[i] = wt[--nwt];
+			return;
+		}
+	}
+}
+
+static void wt_event(const struct event *e)
+{
+	if (e->wt.now_j != NO_TIME)
+		jiffy_seen(e->t, e->wt.now_j);
+	wt_remove(e->wt.id);
+	/* deferrable timers do not end an idle period */
+	if (e->type != EV_WT_START || e->wt.deferrable)
+		return;
+	if (nwt == MAX_PENDING_HRT)
+		fail(e->line, "more than %d wheel timers pending", MAX_PENDING_HRT);
+	if (nwt == wtcap) {
+		wtcap = wtcap ? wtcap * 2 : 1024;
+		wt = realloc(wt, wtcap * sizeof(*wt));
+		if (!wt)
+			fail(e->line, "out of memory");
+	}
+	wt[nwt].id = e->wt.id;
+	wt[nwt].bucket = e->wt.bucket;
+	wt[nwt].cpu = e->cpu;
+	nwt++;
+}
+
+/*
+ * tick_nohz_get_sleep_length() with the wheel: from the jiffy of @now,
+ * the next wheel event on @cpu; within a tick with the tick running, the
+ * nohz code keeps the tick and answers @next (the next tick or timer);
+ * otherwise the earlier of the wheel event and @sleep_hrt (the next
+ * hrtimer but the tick).  @sleep_hrt too until an event showed jiffies.
+ */
+u64 wheel_sleep(u32 cpu, u64 now, bool stopped, u64 sleep_hrt, u64 next)
+{
+	s64 tick = TICK_NSEC, since = (s64)now - jiffy_c;
+	s64 basej = since >= 0 ? since / tick : -((-since + tick - 1) / tick);
+	s64 basemono = jiffy_c + basej * tick, best = S64_MAX, next_tick;
+	size_t i;
+
+	if (!jiffy_known)
+		return sleep_hrt;
+	for (i = 0; i < nwt; i++) {
+		s64 j;
+
+		if (wt[i].cpu == cpu && jiffy_rel(wt[i].bucket, &j) && j < best)
+			best = j;
+	}
+	if (best == S64_MAX)
+		return sleep_hrt;
+	next_tick = best <= basej ? basemono : basemono + (best - basej) * tick;
+	if (next_tick - basemono <= tick && !stopped)
+		return next;
+	if (next_tick <= (s64)now)
+		return 0;
+	return min((u64)(next_tick - (s64)now), sleep_hrt);
+}
+
+static void tick_event(struct cpu_state *c, u64 t, int stopped)
+{
+	c->tick_stopped_before = c->tick_stopped;
+	c->tick_stopped = stopped;
+	c->tick_ev_stop = stopped;
+	c->tick_ev_t = t;
+}
+
+/* The tick's sched_timer armed or cancelled on its CPU. */
+static void tick_hrt(const struct event *e)
+{
+	struct cpu_state *c = cpu_get(e->cpu);
+	s64 exp;
+
+	if (e->type == EV_HRT_START && e->hrt.tick) {
+		c->tick_seen = 1;
+		c->tick_id = e->hrt.id;
+		exp = (s64)e->hrt.expires - hrt_offset;
+		tick_event(c, e->t, exp > (s64)e->t && (u64)exp - e->t > (u64)TICK_NSEC);
+	} else if (e->type == EV_HRT_CANCEL && c->tick_seen && e->hrt.id == c->tick_id) {
+		tick_event(c, e->t, 1);
+	} else if (e->type == EV_HRT_EXPIRE && e->hrt.tick && c->open) {
+		c->tick_fired = 1;
+	}
+}
+
+/* tick_nohz_tick_stopped() when the governor chose the state entered at @t. */
+bool tick_stopped_at_select(const struct cpu_state *c)
+{
+	if (!c->tick_seen)
+		return false;
+	/* a stop since the last exit was this entry's own, after select() */
+	if (c->tick_ev_t > c->exit_t && c->tick_ev_stop)
+		return c->tick_stopped_before;
+	return c->tick_stopped;
+}
+
+/*
+ * tick_nohz_idle_got_tick() at the exit event @i: the tick expired on its
+ * CPU during the period or in the interrupt handling right after it.
+ */
+bool tick_got(const struct cpu_state *c, size_t i)
+{
+	const struct event *x = &evs[i];
+	size_t j;
+
+	if (c->tick_fired)
+		return true;
+	for (j = i + 1; j < nev && evs[j].t <= x->t + WAKE_SLACK_NS; j++) {
+		if (evs[j].cpu != x->cpu)
+			continue;
+		if (evs[j].type == EV_HRT_EXPIRE && evs[j].hrt.tick)
+			return true;
+		if (evs[j].type == EV_ENTER)
+			break;
+	}
+	return false;
+}
+
+/*
+ * Time from @now (trace clock) to the earliest hrtimer pending on @cpu,
+ * the tick's left out with @no_tick.
+ */
+u64 hrt_next_ex(u32 cpu, u64 now, int no_tick)
+{
+	u64 best = NO_TIME;
+	size_t i;
+
+	for (i = 0; i < nhrt; i++) {
+		s64 exp;
+
+		if (hrt[i].cpu != cpu || (no_tick && hrt[i].tick))
+			continue;
+		exp = (s64)hrt[i].expires - hrt_offset;
+		if (exp <= (s64)now)
+			return 0;
+		if ((u64)exp - now < best)
+			best = (u64)exp - now;
+	}
+	return best;
+}
+
+u64 hrt_next(u32 cpu, u64 now)
+{
+	return hrt_next_ex(cpu, now, 0);
+}
+
+/* Was the idle period ending at event @i ended by an interrupt of its CPU? */
+int woken_by_irq(size_t i)
+{
+	const struct event *x = &evs[i];
+	size_t j;
+
+	for (j = i + 1; j < nev && evs[j].t <= x->t + WAKE_SLACK_NS; j++) {
+		if (evs[j].cpu != x->cpu)
+			continue;
+		if (evs[j].type == EV_IRQ)
+			return 1;
+		if (evs[j].type == EV_ENTER)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * No timer input in the trace: an idle period that no interrupt of its
+ * CPU ended (none during it, none just after) is taken to have been ended
+ * by its timer, as the rules' approximation does (idle_exit()); looked up
+ * ahead here because the governors ask at entry.
+ */
+u64 timer_by_lookahead(const struct event *e)
+{
+	size_t i;
+
+	for (i = e - evs + 1; i < nev; i++) {
+		if (evs[i].cpu != e->cpu)
+			continue;
+		if (evs[i].type == EV_IRQ || evs[i].type == EV_ENTER)
+			return NO_TIME;
+		if (evs[i].type == EV_EXIT)
+			return woken_by_irq(i) ? NO_TIME : evs[i].t - e->t;
+	}
+	return NO_TIME;
+}
+
+/* The trace's hrtimer and timer-wheel events, in order. */
+void timers_event(const struct event *e)
+{
+	switch (e->type) {
+	case EV_HRT_START:
+		hrt_start(e);
+		tick_hrt(e);
+		break;
+	case EV_HRT_EXPIRE:
+		/* now= is on the hrtimer clock: learn the offset. */
+		hrt_offset = (s64)e->hrt.now - (s64)e->t;
+		hrt_remove(e->hrt.id);
+		tick_hrt(e);
+		break;
+	case EV_HRT_CANCEL:
+		hrt_remove(e->hrt.id);
+		tick_hrt(e);
+		break;
+	case EV_WT_START:
+	case EV_WT_CANCEL:
+	case EV_WT_EXPIRE:
+		wt_event(e);
+		break;
+	}
+}
