@@ -112,6 +112,9 @@ boot patched-predict -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r predict-chec
 	-x "-global hpet.timers=8" -a "hpet=disable"
 # no cpuidle driver: nothing reads interrupt stamps, so none are taken
 boot patched-nodriver -k "$K/patched.bzImage" -c 2 -r predict-check -a "cpuidle_emu.enable=0 guest.args=off"
+# the selection cost probe (patch 4): counts when on, nothing when off
+boot patched-cost-on -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r cost-check -a "cpuidle_cost.enable=1 guest.args=on"
+boot stock-cost-off -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r cost-check -a "cpuidle.governor=menu guest.args=off"
 # a from-boot trace of the predictor replays exactly (idle-loop/, patch 10)
 check replay-exact sh "$TOP/scripts/tests/replay-exact.sh" "$T/replay-exact"
 # two -icount boots of one bench cell and seed are identical; another seed is not

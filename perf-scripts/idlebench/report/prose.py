@@ -156,6 +156,15 @@ def caveats(bench):
              "multi-threaded TCG when kernel text is patched at run time (perf enabling "
              "tracepoints, static calls) while other vCPUs execute it; the bench enables its "
              "trace events on the command line to avoid it, perf sched still patches.")
+    L.append("- Device-interrupt lateness p99/max and late re-arms under -icount are set by "
+             "where the guest's busiest thread runs, not by the governor: when CPU 1 is busy "
+             "(cyclictest's main thread writing its -h 100000 histogram after its run, the "
+             "window's last ~0.2 s) and CPU 0 waits out an exit latency (cpu_relax(), PAUSE), "
+             "single-threaded TCG's round-robin runs CPU 1 until the next QEMU timer deadline "
+             "and CPU 0's pending HPET interrupt waits for it (ms). Each 2-vCPU dev2 cell with "
+             "150-238 late re-arms has that thread on CPU 1, each with 0-9 on CPU 0 (all 20 "
+             "cells of 2026-12-04, docs/design.md); read the device tables by p50 and "
+             "misprediction.")
     L.extend(lateness_lines(bench))
     L.append("- Selection cost: " + COST_CAVEAT + "\n")
     return L
