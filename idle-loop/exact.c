@@ -74,11 +74,7 @@ int from_boot;				/* --from-boot */
 static struct exact_cpu *ecpu_get(u32 cpu)
 {
 	if (!ecpus[cpu]) {
-		ecpus[cpu] = calloc(1, sizeof(*ecpus[cpu]));
-		if (!ecpus[cpu]) {
-			fprintf(stderr, "replay: out of memory\n");
-			exit(1);
-		}
+		ecpus[cpu] = xcalloc(1, sizeof(*ecpus[cpu]));
 		ecpus[cpu]->boot = from_boot;
 	}
 	return ecpus[cpu];
@@ -101,14 +97,7 @@ static struct src_info *info_get(struct exact_cpu *x, u32 irq)
 	for (i = 0; i < x->nsi; i++)
 		if (x->si[i].irq == irq)
 			return &x->si[i];
-	if (x->nsi == x->capsi) {
-		x->capsi = x->capsi ? x->capsi * 2 : 16;
-		x->si = realloc(x->si, x->capsi * sizeof(*x->si));
-		if (!x->si) {
-			fprintf(stderr, "replay: out of memory\n");
-			exit(1);
-		}
-	}
+	x->si = grow(x->si, &x->capsi, x->nsi, sizeof(*x->si), 16);
 	memset(&x->si[x->nsi], 0, sizeof(*x->si));
 	x->si[x->nsi].irq = irq;
 	return &x->si[x->nsi++];

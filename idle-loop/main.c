@@ -21,6 +21,37 @@
 
 static int check_exact;			/* --check-exact */
 
+static void __attribute__((noreturn)) out_of_memory(void)
+{
+	fprintf(stderr, "replay: out of memory\n");
+	exit(1);
+}
+
+/* calloc() that exits when there is no memory. */
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+/*
+ * Room for element @n of an array @p of @size-byte elements holding
+ * *@cap: doubled when full (@first the first time).  Returns the array.
+ */
+void *grow(void *p, size_t *cap, size_t n, size_t size, size_t first)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : first;
+	p = realloc(p, *cap * size);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,

@@ -214,12 +214,7 @@ static struct event *new_event(unsigned long ln, u64 t, u64 cpu, int type)
 	if (ln > UINT32_MAX)
 		fail(ln, "too many lines");
 	last_event_t = t;
-	if (nev == evcap) {
-		evcap = evcap ? evcap * 2 : 4096;
-		evs = realloc(evs, evcap * sizeof(*evs));
-		if (!evs)
-			fail(ln, "out of memory");
-	}
+	evs = grow(evs, &evcap, nev, sizeof(*evs), 4096);
 	e = &evs[nev++];
 	memset(e, 0, sizeof(*e));
 	e->t = t;

@@ -48,13 +48,8 @@ int row_exists(int r)
 
 struct cpu_state *cpu_get(u32 cpu)
 {
-	if (!cpus[cpu]) {
-		cpus[cpu] = calloc(1, sizeof(*cpus[cpu]));
-		if (!cpus[cpu]) {
-			fprintf(stderr, "replay: out of memory\n");
-			exit(1);
-		}
-	}
+	if (!cpus[cpu])
+		cpus[cpu] = xcalloc(1, sizeof(*cpus[cpu]));
 	return cpus[cpu];
 }
 
@@ -220,14 +215,7 @@ static void idle_enter(const struct event *e)
 
 static void record_err(struct rule_stats *s, double err)
 {
-	if (s->nerr == s->errcap) {
-		s->errcap = s->errcap ? s->errcap * 2 : 4096;
-		s->err = realloc(s->err, s->errcap * sizeof(*s->err));
-		if (!s->err) {
-			fprintf(stderr, "replay: out of memory\n");
-			exit(1);
-		}
-	}
+	s->err = grow(s->err, &s->errcap, s->nerr, sizeof(*s->err), 4096);
 	s->err[s->nerr++] = err;
 }
 

@@ -140,6 +140,8 @@ extern const char *input_name;
 
 void fail(unsigned long line, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
+void *xcalloc(size_t n, size_t size);
+void *grow(void *p, size_t *cap, size_t n, size_t size, size_t first);
 int parse_u64(const char *s, size_t len, u64 *out);
 void read_input(FILE *f);
 

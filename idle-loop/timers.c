@@ -45,11 +45,8 @@ static void hrt_start(const struct event *e)
 	hrt_remove(e->hrt.id);
 	if (nhrt == MAX_PENDING_HRT)
 		fail(e->line, "more than %d hrtimers pending", MAX_PENDING_HRT);
-	if (!hrt) {
-		hrt = calloc(MAX_PENDING_HRT, sizeof(*hrt));
-		if (!hrt)
-			fail(e->line, "out of memory");
-	}
+	if (!hrt)
+		hrt = xcalloc(MAX_PENDING_HRT, sizeof(*hrt));
 	hrt[nhrt].id = e->hrt.id;
 	hrt[nhrt].expires = e->hrt.expires;
 	hrt[nhrt].cpu = e->cpu;
@@ -124,12 +121,7 @@ static void wt_event(const struct event *e)
 		return;
 	if (nwt == MAX_PENDING_HRT)
 		fail(e->line, "more than %d wheel timers pending", MAX_PENDING_HRT);
-	if (nwt == wtcap) {
-		wtcap = wtcap ? wtcap * 2 : 1024;
-		wt = realloc(wt, wtcap * sizeof(*wt));
-		if (!wt)
-			fail(e->line, "out of memory");
-	}
+	wt = grow(wt, &wtcap, nwt, sizeof(*wt), 1024);
 	wt[nwt].id = e->wt.id;
 	wt[nwt].bucket = e->wt.bucket;
 	wt[nwt].cpu = e->cpu;
