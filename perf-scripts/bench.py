@@ -204,13 +204,18 @@ def main(argv=None):
         for s in skipped:
             log(f"note: {s}")
         all_cells = plan.plan(req, table)
-        todo = [c for c in all_cells if not cells.done(
-            os.path.join(cells_dir, c.name), c, os.path.join(a.kernels, CONFIGS[c.config].kernel))]
+        # the guest image is built first: which cells are done depends on it
+        # (a dry run reads the one there is, or counts every cell to run)
+        initrd = os.path.join(BUILD, "initramfs.cpio")
+        if not a.dry_run:
+            initrd, udpgen, disk = build_inputs(a.out)
+        todo = [c for c in all_cells if not os.path.exists(initrd) or not cells.done(
+            os.path.join(cells_dir, c.name), c, os.path.join(a.kernels, CONFIGS[c.config].kernel),
+            initrd)]
         announce(req, all_cells, todo, a.jobs, a.shift)
         if a.dry_run:
             return
         atomic_write(os.path.join(a.out, "skipped.json"), json.dumps(skipped))
-        initrd, udpgen, disk = build_inputs(a.out)
         setup = launch.Setup(table, a.kernels, initrd, disk, udpgen, a.shift)
         try:
             for c in todo:  # every command line is checked before the first boot

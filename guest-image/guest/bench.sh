@@ -152,18 +152,25 @@ for b in /sys/block/vd*; do
 	[ -e "$b" ] && blkdev=/dev/${b##*/} && break
 done
 
-trace_on() {
+trace_prepare() { # empty and size the buffer, outside the window
 	[ -d "$tr/events/power/cpu_idle" ] || return 0
 	echo 0 >"$tr/tracing_on"
 	echo >"$tr/trace"
 	echo 16384 >"$tr/buffer_size_kb"
+}
+trace_on() {
 	# the events are enabled on the command line (trace_event=, see
 	# perf-scripts/idlebench/launch.py)
+	[ -d "$tr/events/power/cpu_idle" ] || return 0
 	echo 1 >"$tr/tracing_on"
+}
+trace_freeze() { # the window's end: the trace keeps what it holds
+	[ -d "$tr/events/power/cpu_idle" ] || return 0
+	echo 0 >"$tr/tracing_on"
 }
 trace_off() { # trace_off DIR
 	[ -d "$tr/events/power/cpu_idle" ] || return 0
-	echo 0 >"$tr/tracing_on"
+	trace_freeze
 	cat "$tr/trace" >"$1/trace.txt"
 	cat "$tr/per_cpu/cpu0/stats" >"$1/trace-stats" 2>/dev/null || true
 	for c in "$tr"/per_cpu/cpu*; do
@@ -236,22 +243,41 @@ run_one() {
 	name=$1 secs=$2 d=$3
 	ct_period=10000 pids= rpid= gen_n=0
 	each setup
-	log "$name: snapshot"; snap "$d" before
-	log "$name: trace on"; trace_on
+	trace_prepare
+	# the repeat's phase: where the window starts against the tick
+	usleep $(((seed * 7919) % 10000))
 	ppid=
 	if [ "$perf" = 1 ]; then
 		perf sched record -o /tmp/perf.data -- sleep $((secs + 5)) >"$d/perf-record.log" 2>&1 &
 		ppid=$!
+		# perf's start-up (it opens its events on every CPU) before the
+		# window: its first record comes ~0.35 s after it starts
 		sleep 0.5
 	fi
-	# the repeat's phase: where the window starts against the tick, the
-	# cyclictest probe and the generator's timeline
-	usleep $(((seed * 7919) % 10000))
+	# The latency probe, with -t N -a one thread pinned to each CPU.  It
+	# starts before the window and ends after it (SIGINT ends it as -D
+	# would; -D is only a bound): its start (mlockall, threads) and its
+	# exit (the main thread formats the histogram, ~0.2 s) keep one vCPU
+	# busy, and under single-threaded TCG that delays the other vCPU's
+	# interrupts by milliseconds (docs/design.md, device lateness tails).
+	cyclictest --laptop -q -t "$ncpu" -a -i "$ct_period" -D $((secs + 30)) -h 100000 \
+		--json="$d/cyclictest.json" >/dev/null 2>"$d/cyclictest.log" &
+	ctpid=$!
+	sleep 0.2
+	# the window: from the before snapshot to the after one, with the
+	# trace on between them; the generator's timeline starts with it
+	snap "$d" before
+	trace_on
 	echo "start $(cut -d' ' -f1 /proc/uptime)" >"$d/window"
 	each start
-	# with -t N -a each thread is pinned to its CPU
-	cyclictest --laptop -q -t "$ncpu" -a -i "$ct_period" -D "$secs" -h 100000 \
-		--json="$d/cyclictest.json" >/dev/null 2>"$d/cyclictest.log" || fail "$name: cyclictest failed"
+	sleep "$secs"
+	echo "end $(cut -d' ' -f1 /proc/uptime)" >>"$d/window"
+	trace_freeze
+	each stop
+	snap "$d" after
+	log "$name: window end (uptime $(cut -d' ' -f1 /proc/uptime))"
+	kill -INT "$ctpid" 2>/dev/null || true
+	wait "$ctpid" || fail "$name: cyclictest failed: $(tail -1 "$d/cyclictest.log")"
 	for p in $pids; do
 		st=0
 		wait "${p%%:*}" || st=$?
@@ -261,9 +287,6 @@ run_one() {
 		*) fail "$name: ${p#*:} exited $st: $(tail -1 "$d/workload.log")" ;;
 		esac
 	done
-	each stop
-	log "$name: window end"; echo "end $(cut -d' ' -f1 /proc/uptime)" >>"$d/window"
-	snap "$d" after
 	trace_off "$d"
 	if [ -n "$ppid" ]; then
 		# perf stops at the end of the window (SIGINT writes the data)

@@ -11,8 +11,8 @@ A cell is written under CELL.run/ and renamed in one step; JSON files are
 written to a temporary name and renamed (atomic_write), so a full disk or
 a kill leaves the earlier cell as it was.  meta.json is written once, and
 a cell whose verdict is PASS, whose parsed.json exists and whose meta
-matches what would run now (workloads, windows, seed, kernel image) is
-not run again (done())."""
+matches what would run now (workloads, windows, seed, kernel image,
+guest image) is not run again (done())."""
 import glob
 import hashlib
 import json
@@ -57,8 +57,8 @@ def atomic_write(path, text):
 _SHA = {}
 
 
-def kernel_id(path):
-    """sha256 of a kernel image (cached per process)."""
+def file_id(path):
+    """sha256 of a kernel or guest image (cached per process)."""
     if path not in _SHA:
         h = hashlib.sha256()
         with open(path, "rb") as f:
@@ -86,13 +86,16 @@ def verdict(d):
         return "FAIL: no verdict"
 
 
-def done(d, cell, kernel):
-    """PASS, parsed, and run with the same workloads, seed and kernel image."""
+def done(d, cell, kernel, image):
+    """PASS, parsed, and run with the same workloads, seed, kernel image and
+    guest image (mkinitramfs.sh makes the same image from the same inputs,
+    so a change to bench.sh reruns the cells)."""
     meta = read_json(os.path.join(d, "meta.json"))
     return bool(meta) and verdict(d).startswith("PASS") and \
         os.path.exists(os.path.join(d, "parsed.json")) and \
         meta.get("workloads") == dict(cell.works) and meta.get("seed") == cell.seed and \
-        meta.get("kernel_sha256") == kernel_id(kernel)
+        meta.get("kernel_sha256") == file_id(kernel) and \
+        meta.get("image_sha256") == file_id(image)
 
 
 def finish(work, final, meta, verdict_line, parsed):

@@ -9,7 +9,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from . import cells, cost, parse
+from . import cells, cost, parse, trace
 from .configs import CONFIGS
 from .workloads import TOP
 
@@ -177,10 +177,17 @@ def host_perf(results, works):
         pd = os.path.abspath(os.path.join(d, "perf.data"))
         if not os.path.exists(pd):
             continue
+        # perf records from before the window to after it (its own
+        # start-up and exit); timehist keeps the window's rows: the trace's
+        # span, on the same clock (local_clock)
+        tr = os.path.join(d, "trace.txt")
+        win = trace.span(parse._read(tr), tr) if os.path.exists(tr) else None
         for sub, out in (("timehist", "sched-timehist.txt"), ("latency", "sched-latency.txt")):
+            cmd = ["perf", "sched", sub, "-i", pd]
+            if sub == "timehist" and win:
+                cmd.append(f"--time={win[0]:.6f},{win[1]:.6f}")
             with open(os.path.join(d, out), "w") as f:
-                subprocess.run(["perf", "sched", sub, "-i", pd], stdout=f,
-                               stderr=subprocess.DEVNULL, cwd=d)
+                subprocess.run(cmd, stdout=f, stderr=subprocess.DEVNULL, cwd=d)
 
 
 def summarize_cost(res):
@@ -243,7 +250,8 @@ def run(cell, s, cells_dir):
         verdict = failed or verdict
     kernel = os.path.join(s.kernels, CONFIGS[cell.config].kernel)
     meta = {"cell": cell.name, "config": cell.config, "vcpus": cell.vcpus,
-            "kernel_sha256": cells.kernel_id(kernel),
+            "kernel_sha256": cells.file_id(kernel),
+            "image_sha256": cells.file_id(s.initrd),
             "repeat": cell.repeat, "seed": cell.seed, "mode": cell.mode,
             "shift": s.shift if cell.mode != "real" else None,
             "workloads": dict(cell.works), "wall_s": round(wall, 1),

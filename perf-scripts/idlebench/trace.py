@@ -93,3 +93,13 @@ class IdlePeriods:
                 self.periods.setdefault(cpu, []).append((t0, t, st))
         else:
             self._open[cpu] = (t, state)
+
+
+def span(text, src="trace.txt"):
+    """(first_s, last_s) event times of a trace, or None if it has none:
+    the window, since bench.sh turns tracing on and off at its edges."""
+    first = last = None
+    for _cpu, t, _ev, _f in events(text, src, strict=False):
+        first = t if first is None else first
+        last = t
+    return None if first is None else (first, last)

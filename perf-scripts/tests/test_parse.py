@@ -6,7 +6,7 @@ import tempfile
 import unittest
 
 from common import FIX, ParserTest, fx
-from idlebench import energy, parse
+from idlebench import energy, parse, trace
 
 
 class CyclictestTest(ParserTest):
@@ -98,6 +98,11 @@ class ModelTraceTest(unittest.TestCase):
         self.assertEqual(energy.oracle_state(model, 599), 2)
         self.assertEqual(energy.oracle_state(model, 600), 3)
         self.assertEqual(energy.oracle_state(model, 1), 0)
+
+    def test_span_is_the_window(self):
+        # perf sched timehist keeps the rows inside this span (launch.host_perf)
+        self.assertEqual(trace.span(fx("trace.txt")), parse.parse_trace(fx("trace.txt"))[2])
+        self.assertIsNone(trace.span("# tracer: nop\n#\n"))
 
     def test_trace_malformed(self):
         with self.assertRaisesRegex(parse.ParseError, "bad-trace.txt: cannot read trace line"):
