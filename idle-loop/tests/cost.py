@@ -11,7 +11,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 
-FUNCS = ("irq_predict_record", "irq_predict_next", "sched_idle_select_state")
+FUNCS = ("irq_predict_record", "irq_predict_next", "sched_idle_select_state",
+         "sched_idle_reflect", "sched_idle_intercepted")
 RULES = ("timer", "last", "rfc", "adaptive")
 
 
@@ -63,11 +64,12 @@ def main():
              "# replay built -O2 from the tree's kernel/irq/predict.c and",
              "# kernel/sched/idle_select.c; trace: gen.py network (irq 40 every",
              "# 1000 us and irq 41 every 1500 us, +-5 % jitter, 4 ms tick, 2 s, 1 CPU)",
-             "%-9s %10s %12s %10s %12s %10s %12s" % ("rule", "records", "Ir/record",
-                                                     "predicts", "Ir/predict",
-                                                     "selects", "Ir/select")]
+             "# (reflect and intercepted: the learning, after and before each choice)",
+             " ".join(["%-9s" % "rule"] + ["%10s %12s" % (fn.split("_")[-1] + "s", "Ir/call")
+                                          for fn in FUNCS])]
     for row in rows:
-        lines.append("%-9s %10d %12.1f %10d %12.1f %10d %12.1f" % tuple(row))
+        lines.append(" ".join(["%-9s" % row[0]] + ["%10d %12.1f" % tuple(row[1 + 2 * i:3 + 2 * i])
+                                                for i in range(len(FUNCS))]))
     text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out, "cost.txt"), "w") as f:
         f.write(text)

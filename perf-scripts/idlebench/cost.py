@@ -94,6 +94,21 @@ def summarize(p):
     return out
 
 
+POOLED = ("per_entry_ns", "select_ns", "reflect_ns", "irq_ns", "entries", "irqs", "empty_ns")
+
+
+def pool(summaries):
+    """One summary of a configuration's cost boots (one per seed): the mean
+    of each figure, with n and the per-entry range (lo, hi)."""
+    out = {"n": len(summaries), "empty_min_ns": min(k["empty_min_ns"] for k in summaries)}
+    for f in POOLED:
+        xs = [k[f] for k in summaries if k[f] is not None]
+        out[f] = sum(xs) / len(xs) if xs else None
+    pe = [k["per_entry_ns"] for k in summaries if k["per_entry_ns"] is not None]
+    out["per_entry_range"] = (min(pe), max(pe)) if pe else None
+    return out
+
+
 def load_cell(res):
     """{workload: summary} of a cost cell's results directory; CostError
     when a workload's file is missing or bad."""

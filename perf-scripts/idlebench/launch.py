@@ -70,7 +70,7 @@ def guest_words(cell, s):
     """bench.sh's arguments (init passes guest.args, ':'-separated)."""
     ws = [s.workloads[n] for n, _ in cell.works]
     if cell.mode == "cost":
-        words = ["set.perf=0"]
+        words = ["set.perf=0", f"set.seed={cell.seed}"]
     else:
         words = list(CONFIGS[cell.config].guest_sets) + [f"set.seed={cell.seed}"]
     if any(w.traffic for w in ws):

@@ -11,9 +11,10 @@ from .cells import Cell
 from .configs import CONFIGS
 
 REAL_REPEATS, REAL_VCPUS = 3, (2,)
-# the cost stage: one -icount boot per configuration on COST_VCPUS, the
-# workloads cost.COST_WORKLOADS in it
-COST_VCPUS = 2
+# the cost stage: COST_REPEATS -icount boots per configuration (seeds 1..N,
+# one with --quick) on COST_VCPUS, the workloads cost.COST_WORKLOADS in each:
+# a selection's cost follows the workload's idle pattern, which the seed moves
+COST_VCPUS, COST_REPEATS = 2, 3
 
 
 @dataclass
@@ -55,7 +56,9 @@ def plan(req, workloads):
         for c in req.configs:
             if req.quick and not req.configs_given and not CONFIGS[c].quick_cost:
                 continue
-            cells.append(Cell(c, COST_VCPUS, 1, "cost", [(w, secs) for w in cost.COST_WORKLOADS]))
+            for rep in range(1, 2 if req.quick else COST_REPEATS + 1):
+                cells.append(Cell(c, COST_VCPUS, rep, "cost",
+                                  [(w, secs) for w in cost.COST_WORKLOADS]))
     return cells
 
 

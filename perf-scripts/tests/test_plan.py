@@ -22,7 +22,10 @@ class PlanTest(unittest.TestCase):
         self.assertIn("sched-rfc-2cpu-icount-r5", names)
         self.assertNotIn("sched-rfc-1cpu-icount-r1", names)  # 2 vCPUs only by default
         self.assertEqual(sorted(c.config for c in cells if c.mode == "cost"),
-                         sorted(DEFAULT_CONFIGS))
+                         sorted(DEFAULT_CONFIGS * plan.COST_REPEATS))
+        # one cost boot per seed: the seed reaches the guest
+        self.assertEqual({c.seed for c in cells if c.mode == "cost"},
+                         set(range(1, plan.COST_REPEATS + 1)))
         self.assertTrue(all(c.vcpus == plan.COST_VCPUS for c in cells if c.mode == "cost"))
         # real time: 2 vCPUs, REAL_REPEATS repeats
         real = [c for c in cells if c.mode == "real"]
@@ -42,7 +45,7 @@ class PlanTest(unittest.TestCase):
 
     def test_cost_only_and_no_cost(self):
         c = plan.plan(req(["menu"], works=["idle"], cost="only"), TABLE)
-        self.assertEqual([x.mode for x in c], ["cost"])
+        self.assertEqual([x.mode for x in c], ["cost"] * plan.COST_REPEATS)
         c = plan.plan(req(["menu"], [2], ["block"], 1, cost="off"), TABLE)
         self.assertEqual([x.mode for x in c], ["icount"])
 

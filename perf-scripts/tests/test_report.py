@@ -12,17 +12,33 @@ from idlebench.report import tables
 class ReportCostTest(unittest.TestCase):
     def test_section(self):
         k = cost.summarize(cost.parse(fx("cpuidle_cost.txt")))
-        menu = {w: k for w in cost.COST_WORKLOADS}
-        half = {w: dict(k, per_entry_ns=k["per_entry_ns"] / 2, irq_ns=80)
+        menu = {w: [k] for w in cost.COST_WORKLOADS}
+        half = {w: [dict(k, per_entry_ns=k["per_entry_ns"] / 2, irq_ns=80)]
                 for w in cost.COST_WORKLOADS}
         L, verdict = tables.cost_section({"menu": menu, "teo": menu, "sched": half})
         self.assertIn("met", verdict)
+        self.assertIn("ranges apart", verdict)
         self.assertTrue(any("block +30, dev2 +30" in x for x in L))
-        one_worse = dict(half, dev2=dict(k, per_entry_ns=1e9))
+        one_worse = dict(half, dev2=[dict(k, per_entry_ns=1e9)])
         L, verdict = tables.cost_section({"menu": menu, "sched": one_worse})
         self.assertIn("MISSED", verdict)
         L, verdict = tables.cost_section({})
         self.assertIsNone(verdict)
+
+    def test_boots_pooled(self):
+        # three seeds: the mean decides, the ranges say whether it is clear
+        k = cost.summarize(cost.parse(fx("cpuidle_cost.txt")))
+        x = k["per_entry_ns"]
+        menu = {w: [dict(k, per_entry_ns=x * f) for f in (1.0, 1.1, 1.2)]
+                for w in cost.COST_WORKLOADS}
+        ours = {w: [dict(k, per_entry_ns=x * f) for f in (0.9, 1.0, 1.05)]
+                for w in cost.COST_WORKLOADS}
+        L, verdict = tables.cost_section({"menu": menu, "sched": ours})
+        self.assertIn("met", verdict)
+        self.assertIn("ranges overlap, 3 boots each", verdict)
+        self.assertIn("(0.89x", verdict)
+        self.assertTrue(any(f"| 3 |" in ln and f"({x * 0.9:.0f}-{x * 1.05:.0f})" in ln
+                            for ln in L))
 
 
 def write_cell(bench, name, meta, parsed, verdict="PASS"):

@@ -14,7 +14,8 @@ from .tables import CONFIGS
 
 def load(bench, workloads, costs=None):
     """runs {(workload, vcpus): {config: [metrics]}}, failed cells' metas;
-    the cost stage's summaries go to costs {config: summary} when given.
+    the cost stage's summaries go to costs {config: {workload: [summary of
+    each boot]}} when given.
     A workload run in another timing mode than its own is its own group
     (NAME@MODE): runs of different modes are never pooled."""
     runs, failed = {}, []
@@ -28,10 +29,11 @@ def load(bench, workloads, costs=None):
                 # again, so a newer cost.py applies to old cells too; cells
                 # of the function_graph era have none and are left out
                 try:
-                    costs[meta["config"]] = dict(cost.load_cell(os.path.join(d, "results")),
-                                                 _meta=meta)
+                    k = cost.load_cell(os.path.join(d, "results"))
                 except cost.CostError:
-                    pass
+                    continue
+                for w, x in k.items():
+                    costs.setdefault(meta["config"], {}).setdefault(w, []).append(x)
             continue
         for w, m in p["runs"].items():
             own = workloads[w].timing if w in workloads else meta["mode"]

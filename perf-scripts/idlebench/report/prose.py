@@ -31,7 +31,8 @@ def host_info():
 
 
 COST_NOTE = (
-    "Measured in one boot per configuration (bench.py's cost stage): 2 vCPUs, "
+    "Measured in three boots per configuration, seeds 1-3 (bench.py's cost stage; one "
+    "with --quick): 2 vCPUs, "
     "`-icount shift=0,sleep=off` (single-threaded TCG: guest time advances one ns per "
     "instruction, so a duration is an instruction count), the block workload (one "
     "O_DIRECT read every 3 ms, cyclictest probe at 10 ms) and dev2 (two HPET sources, "
