@@ -24,6 +24,10 @@
 #   rtc=HZ         /dev/rtc0 periodic interrupt (benchtool rtc)
 #   blk=US         one O_DIRECT read per period from the virtio-blk disk
 #   pipe=LOOPS     perf bench sched pipe, LOOPS round trips per second
+#                  of window, as fast as they go (a burst of ~70 ms under
+#                  -icount at the window's start, then nothing)
+#   pipeper=US     one pipe round trip every US between CPU 0 and the last
+#                  CPU for the whole window (benchtool pipe)
 #   gen=SPEC       an HPET generator source (debugfs hpet_irqgen, series
 #                  patch 3; boot with hpet=disable), SPEC its line with ','
 #                  for ' ', cpu=last for the last CPU; seed= is added here
@@ -66,10 +70,10 @@ for a in "$@"; do
 		c=${kv%%=*} v=${kv#*=}
 		case " $works " in *" $n="*) ;; *) fail "'$a': workload $n is not given before it" ;; esac
 		case "$c" in
-		ct | rtc | blk | pipe) num "$n.$c" "$v" ;;
+		ct | rtc | blk | pipe | pipeper) num "$n.$c" "$v" ;;
 		gen) case "$v" in *[!a-z0-9_=,]*) fail "$n.gen: bad source '$v'" ;; esac ;;
 		udp) case "$v" in '' | *[!0-9,]*) fail "$n.udp: bad ports '$v'" ;; esac ;;
-		*) fail "$n: unknown command '$c' (valid: ct rtc blk pipe gen udp)" ;;
+		*) fail "$n: unknown command '$c' (valid: ct rtc blk pipe pipeper gen udp)" ;;
 		esac
 		echo "$c $v" >>"$cmds/$n"
 		;;
@@ -204,6 +208,13 @@ cmd_pipe() {
 	[ "$1" != start ] && return 0
 	timeout -s INT "$secs" perf bench sched pipe -l $((secs * $2)) </dev/null >>"$d/workload.log" 2>&1 &
 	pids="$pids $!:pipe"
+}
+# one pipe round trip per period between CPU 0 and the last CPU, paced
+# on an absolute timeline for the whole window (benchtool pipe)
+cmd_pipeper() {
+	[ "$1" != start ] && return 0
+	benchtool pipe "$2" "$secs" 0 $((ncpu - 1)) </dev/null >>"$d/workload.log" 2>&1 &
+	pids="$pids $!:pipeper"
 }
 # the sources are kept (and their IRQs, for the after snapshot's
 # /proc/interrupts) until the next workload's set-up clears them

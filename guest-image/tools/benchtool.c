@@ -6,6 +6,9 @@
  *   benchtool rtc RATE_HZ SECONDS        CMOS RTC periodic interrupt
  *   benchtool blk DEV PERIOD_US SECONDS  one 4 KiB O_DIRECT read per period
  *   benchtool udprecv PORT[,PORT] SECONDS  count UDP datagrams per port
+ *   benchtool pipe PERIOD_US SECONDS CPU_A CPU_B  one pipe round trip per
+ *	period between a process on CPU_A and one on CPU_B (two cross-CPU
+ *	wakeups, IPIs when the CPUs differ), paced on an absolute timeline
  *
  * Each prints one summary line "key=value ..." on stdout and exits 0, or
  * prints an error on stderr and exits 1 (2 for a bad argument).
@@ -20,13 +23,102 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define TOOL "benchtool"
 #include "tool.h"
+
+/*
+ * Advance @next by one period and sleep until then (an absolute timeline:
+ * a late wakeup does not shift the later ones).  Returns 1 when @next had
+ * already passed.
+ */
+static int sleep_to_next(struct timespec *next, long period_us)
+{
+	next->tv_nsec += period_us * 1000;
+	while (next->tv_nsec >= 1000000000L) {
+		next->tv_nsec -= 1000000000L;
+		next->tv_sec++;
+	}
+	int late = (int64_t)next->tv_sec * 1000000000LL + next->tv_nsec < now_ns();
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL);
+	return late;
+}
+
+static int pin(long cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET((int)cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+		fprintf(stderr, "benchtool: cannot pin to CPU %ld: %s\n", cpu, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* a CPU number: 0 or more */
+static long cpu_num(const char *s)
+{
+	return strcmp(s, "0") ? num(s, "cpu") : 0;
+}
+
+static int do_pipe(long period_us, long secs, long cpu_a, long cpu_b)
+{
+	int ab[2], ba[2];
+	long n = 0, late = 0;
+	char c = 0;
+	pid_t child;
+	struct timespec next;
+
+	if (pipe(ab) < 0 || pipe(ba) < 0) {
+		perror("benchtool: pipe");
+		return 1;
+	}
+	child = fork();
+	if (child < 0) {
+		perror("benchtool: fork");
+		return 1;
+	}
+	if (child == 0) {	/* CPU_B: echo every byte until the pipe closes */
+		close(ab[1]);
+		close(ba[0]);
+		if (pin(cpu_b) < 0)
+			_exit(1);
+		while (read(ab[0], &c, 1) == 1)
+			if (write(ba[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(ab[0]);
+	close(ba[1]);
+	if (pin(cpu_a) < 0)
+		return 1;
+	int64_t t0 = now_ns(), end = t0 + secs * 1000000000LL;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (now_ns() < end) {
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1) {
+			perror("benchtool: pipe round trip");
+			return 1;
+		}
+		n++;
+		late += sleep_to_next(&next, period_us);
+	}
+	close(ab[1]);
+	int st = 0;
+
+	waitpid(child, &st, 0);
+	printf("pipe round_trips=%ld late=%ld period_us=%ld cpus=%ld,%ld elapsed_ns=%lld\n",
+	       n, late, period_us, cpu_a, cpu_b, (long long)(now_ns() - t0));
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
 
 static int do_rtc(long rate, long secs)
 {
@@ -91,14 +183,7 @@ static int do_blk(const char *dev, long period_us, long secs)
 		off += 4096 * 17;
 		if (off + 4096 > size)
 			off = 0;
-		next.tv_nsec += period_us * 1000;
-		while (next.tv_nsec >= 1000000000L) {
-			next.tv_nsec -= 1000000000L;
-			next.tv_sec++;
-		}
-		if ((int64_t)next.tv_sec * 1000000000LL + next.tv_nsec < now_ns())
-			late++;
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		late += sleep_to_next(&next, period_us);
 	}
 	printf("blk reads=%ld late=%ld period_us=%ld elapsed_ns=%lld\n", n, late,
 	       period_us, (long long)(now_ns() - t0));
@@ -155,6 +240,10 @@ int main(int argc, char **argv)
 		return do_blk(argv[2], num(argv[3], "period"), num(argv[4], "seconds"));
 	if (argc == 4 && !strcmp(argv[1], "udprecv"))
 		return do_udprecv(argv[2], num(argv[3], "seconds"));
-	fprintf(stderr, "usage: benchtool rtc RATE_HZ SECONDS | blk DEV PERIOD_US SECONDS | udprecv PORT[,PORT] SECONDS\n");
+	if (argc == 6 && !strcmp(argv[1], "pipe"))
+		return do_pipe(num(argv[2], "period"), num(argv[3], "seconds"),
+			       cpu_num(argv[4]), cpu_num(argv[5]));
+	fprintf(stderr, "usage: benchtool rtc RATE_HZ SECONDS | blk DEV PERIOD_US SECONDS | "
+		"udprecv PORT[,PORT] SECONDS | pipe PERIOD_US SECONDS CPU_A CPU_B\n");
 	return 1;
 }

@@ -57,6 +57,7 @@ class Workload:
     rtc_hz: int = 0
     blk_period_us: int = 0
     pipe_loops: int = 0
+    pipe_period_us: int = 0
     gen: tuple = ()
     traffic: Traffic = None
 
@@ -85,13 +86,16 @@ class Workload:
             w.append(f"{n}.blk={self.blk_period_us}")
         if self.pipe_loops:
             w.append(f"{n}.pipe={self.pipe_loops}")
+        if self.pipe_period_us:
+            w.append(f"{n}.pipeper={self.pipe_period_us}")
         w += [f"{n}.gen={src.replace(' ', ',')}" for src in self.gen]
         if self.traffic:
             w.append(f"{n}.udp={','.join(map(str, ports[:self.traffic.streams]))}")
         return w
 
 
-_INTS = ("seconds", "cyclictest_us", "rtc_hz", "blk_period_us", "pipe_loops")
+_INTS = ("seconds", "cyclictest_us", "rtc_hz", "blk_period_us", "pipe_loops",
+         "pipe_period_us")
 _KEYS = set(_INTS) | {"timing", "default", "about", "gen", "traffic"}
 
 

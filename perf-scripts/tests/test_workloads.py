@@ -47,6 +47,7 @@ class TableTest(unittest.TestCase):
         self.assertEqual(TABLE["net2"].guest_words(2, launch.PORTS)[-1], "net2.udp=5001,5002")
         self.assertEqual(TABLE["mixed"].guest_words(1, launch.PORTS),
                          ["mixed=1", "mixed.ct=1000", "mixed.pipe=2000", "mixed.udp=5001"])
+        self.assertIn("devmixpipe.pipeper=1000", TABLE["devmixpipe"].guest_words(2, launch.PORTS))
 
     def test_user_file(self):
         p = user_file('[twodev]\ntiming = "icount"\nseconds = 3\n'

@@ -157,15 +157,17 @@ def caveats(bench):
              "multi-threaded TCG when kernel text is patched at run time (perf enabling "
              "tracepoints, static calls) while other vCPUs execute it; the bench enables its "
              "trace events on the command line to avoid it, perf sched still patches.")
-    L.append("- Device-interrupt lateness p99/max and late re-arms under -icount are set by "
-             "where the guest's busiest thread runs, not by the governor: when CPU 1 is busy "
-             "(cyclictest's main thread writing its -h 100000 histogram after its run, the "
-             "window's last ~0.2 s) and CPU 0 waits out an exit latency (cpu_relax(), PAUSE), "
-             "single-threaded TCG's round-robin runs CPU 1 until the next QEMU timer deadline "
-             "and CPU 0's pending HPET interrupt waits for it (ms). Each 2-vCPU dev2 cell with "
-             "150-238 late re-arms has that thread on CPU 1, each with 0-9 on CPU 0 (all 20 "
-             "cells of 2026-12-04, docs/design.md); read the device tables by p50 and "
-             "misprediction.")
+    L.append("- Device-interrupt lateness under -icount is set by the emulator, not the "
+             "governor, whenever one vCPU is busy while another one's interrupt is pending: "
+             "single-threaded TCG's round-robin then runs the busy vCPU until the next QEMU "
+             "timer deadline (docs/design.md, device lateness tails). Since 2026-12-04 "
+             "(eighth session) the window leaves cyclictest's start and histogram write-out "
+             "out (dev and dev2: 0 late re-arms in every cell). devmix keeps it: its "
+             "`perf bench sched pipe` runs its 2 x 2000 round trips as fast as they go, a "
+             "~70 ms burst at the window's start that keeps CPU 0 busy, and the Poisson "
+             "source on the last CPU waits 30-94 ms there in every configuration (15-116 late "
+             "re-arms per cell), which is devmix's lateness p99 on 2 vCPUs; the workload "
+             "devmixpipe paces the pipe over the window instead (not in the default yet).")
     L.extend(lateness_lines(bench))
     L.append("- Selection cost: " + COST_CAVEAT + "\n")
     return L
