@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """make -C idle-loop cost: instructions (callgrind Ir, inclusive) per call of
-irq_predict_record() and irq_predict_next(), per rule, on a fixed synthetic
+each function of FUNCS (the predictor's record and next, the state choice,
+learning's reflect and intercept check), per rule, on a fixed synthetic
 trace (the "network" scenario of gen.py).  Written to OUT/cost.txt."""
 import argparse
 import os

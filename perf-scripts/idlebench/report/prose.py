@@ -160,14 +160,13 @@ def caveats(bench):
     L.append("- Device-interrupt lateness under -icount is set by the emulator, not the "
              "governor, whenever one vCPU is busy while another one's interrupt is pending: "
              "single-threaded TCG's round-robin then runs the busy vCPU until the next QEMU "
-             "timer deadline (docs/design.md, device lateness tails). Since 2026-12-04 "
-             "(eighth session) the window leaves cyclictest's start and histogram write-out "
-             "out (dev and dev2: 0 late re-arms in every cell). devmix keeps it: its "
-             "`perf bench sched pipe` runs its 2 x 2000 round trips as fast as they go, a "
-             "~70 ms burst at the window's start that keeps CPU 0 busy, and the Poisson "
-             "source on the last CPU waits 30-94 ms there in every configuration (15-116 late "
-             "re-arms per cell), which is devmix's lateness p99 on 2 vCPUs; the workload "
-             "devmixpipe paces the pipe over the window instead (not in the default yet).")
+             "timer deadline (docs/design.md, device lateness tails). The window leaves "
+             "cyclictest's start and histogram write-out outside; devmix keeps the effect: its "
+             "`perf bench sched pipe` runs its round trips as fast as they go, a burst at the "
+             "window's start that keeps CPU 0 busy while the Poisson source on the last CPU "
+             "waits, so devmix's lateness p99 and max (tables above) measure that burst in "
+             "every configuration; the workload devmixpipe paces the pipe over the window "
+             "(docs/design.md has its measured run).")
     L.extend(lateness_lines(bench))
     L.append("- Selection cost: " + COST_CAVEAT + "\n")
     return L
