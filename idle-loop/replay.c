@@ -208,6 +208,7 @@ static void idle_enter(const struct event *e)
 	}
 	c->ring_n = 0;
 	c->open = 1;
+	c->now_t = now;
 	c->enter_t = e->t;
 	c->irq_during = 0;
 	c->tick_fired = 0;
@@ -298,8 +299,8 @@ static void idle_exit(size_t idx)
 	const struct event *e = &evs[idx];
 	struct cpu_state *c = cpu_get(e->cpu);
 	struct sched_idle_choice ch;
-	u64 actual, timer_ns;
-	int r, oracle;
+	u64 actual, timer_ns, learned;
+	int r, oracle, stamped;
 
 	if (!c->open) {
 		if (native_format)
@@ -316,6 +317,8 @@ static void idle_exit(size_t idx)
 	    !c->irq_during && !woken_by_irq(idx))
 		timer_ns = actual;
 
+	/* the kernel's ring holds a stamp since the entry (irq_predict_wakeup()) */
+	stamped = c->irq_during || woken_by_irq(idx);
 	oracle = sched_idle_select_state(&drv, &dev, actual, c->latency_req);
 	gov_exit(c, idx, actual, oracle);
 	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
@@ -344,11 +347,19 @@ static void idle_exit(size_t idx)
 				  c->tick_stopped_sel, &ch);
 		index = ch.index;
 		/* sched_idle_learn_from(), with the traced idle duration */
-		if (learn && index >= 0)
+		if (learn && index >= 0) {
+			learned = sched_idle_learned_ns(&drv, index, actual,
+							actual > poll_limit_ns,
+							ch.expected_ns);
 			sched_idle_reflect(&drv, &c->hist[r], ch.expected_ns,
-					   sched_idle_learned_ns(&drv, index, actual,
-								 actual > poll_limit_ns,
-								 ch.expected_ns));
+					   learned);
+			if (!stamped &&
+			    !sched_idle_poll_gave_up(&drv, index,
+						     actual > poll_limit_ns) &&
+			    sched_idle_woken_early(&drv, &w, &ch, learned))
+				irq_predict_record(&c->pc[r], IRQ_PREDICT_WAKEUP,
+						   c->now_t + actual);
+		}
 		if (index < 0 || oracle < 0)
 			continue;
 		count_row(c, r, index, oracle, actual);

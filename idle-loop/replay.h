@@ -189,6 +189,7 @@ struct cpu_state {
 	/* the open idle period */
 	int open;
 	u64 enter_t, timer_ns, latency_req;
+	u64 now_t;		/* when the inputs were read (sched_idle_select) */
 	u64 delta_tick_ns;	/* traced, or NO_TIME: model it from --tick-ns */
 	int stop_tick;		/* traced tick decision, or -1 */
 	int sel_tick_stopped;	/* traced tick state at selection, or -1 */
