@@ -30,13 +30,15 @@ class TableTest(unittest.TestCase):
                           "mixed"])
         self.assertTrue(TABLE["dev2"].device and TABLE["rtc"].device and TABLE["mixed"].device)
         self.assertFalse(TABLE["timer"].device or TABLE["ipi"].device)
+        self.assertEqual(TABLE["ipi"].timing, "icount")
         self.assertEqual(TABLE["net2"].traffic.udpgen_args([5001, 5002]),
                          ["-m", "two", "-p", "5001", "-P", "1000", "-q", "5002", "-Q", "2700"])
         self.assertEqual(TABLE["netpoisson"].traffic.udpgen_args([5001, 5002]),
                          ["-m", "poisson", "-p", "5001", "-P", "1000", "-s", "7"])
         self.assertEqual(TABLE["ipi"].mode("icount"), "icount")
         self.assertEqual(TABLE["mixed"].mode("icount"), "real")
-        self.assertEqual(TABLE["ipi"].mode("mixed"), "real")
+        self.assertEqual(TABLE["ipi"].mode("mixed"), "icount")
+        self.assertEqual(TABLE["ipi"].mode("real"), "real")
         self.assertEqual(CONFIGS["sched-rfc"].vcpus, (2, 4))
 
     def test_guest_words(self):
@@ -46,8 +48,9 @@ class TableTest(unittest.TestCase):
             "dev2.gen=cpu=0,proc=periodic,period_us=1500,jitter_us=75"])
         self.assertEqual(TABLE["net2"].guest_words(2, launch.PORTS)[-1], "net2.udp=5001,5002")
         self.assertEqual(TABLE["mixed"].guest_words(1, launch.PORTS),
-                         ["mixed=1", "mixed.ct=1000", "mixed.pipe=2000", "mixed.udp=5001"])
-        self.assertIn("devmixpipe.pipeper=1000", TABLE["devmixpipe"].guest_words(2, launch.PORTS))
+                         ["mixed=1", "mixed.ct=1000", "mixed.pipeper=1000", "mixed.udp=5001"])
+        self.assertIn("devmix.pipeper=1000", TABLE["devmix"].guest_words(2, launch.PORTS))
+        self.assertNotIn("devmixpipe", TABLE)
 
     def test_user_file(self):
         p = user_file('[twodev]\ntiming = "icount"\nseconds = 3\n'

@@ -161,12 +161,11 @@ def caveats(bench):
              "governor, whenever one vCPU is busy while another one's interrupt is pending: "
              "single-threaded TCG's round-robin then runs the busy vCPU until the next QEMU "
              "timer deadline (docs/design.md, device lateness tails). The window leaves "
-             "cyclictest's start and histogram write-out outside; devmix keeps the effect: its "
-             "`perf bench sched pipe` runs its round trips as fast as they go, a burst at the "
-             "window's start that keeps CPU 0 busy while the Poisson source on the last CPU "
-             "waits, so devmix's lateness p99 and max (tables above) measure that burst in "
-             "every configuration; the workload devmixpipe paces the pipe over the window "
-             "(docs/design.md has its measured run).")
+             "cyclictest's start and histogram write-out outside, and the pipe of devmix, ipi "
+             "and mixed is paced (one round trip per period for the whole window) instead of "
+             "`perf bench sched pipe`'s burst, which kept CPU 0 busy for ~70 ms while the last "
+             "CPU's interrupts waited; a workload that still runs `pipe_loops` keeps that "
+             "effect in its lateness tail.")
     L.extend(lateness_lines(bench))
     L.append("- Selection cost: " + COST_CAVEAT + "\n")
     return L
