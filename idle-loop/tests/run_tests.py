@@ -93,16 +93,20 @@ def known_answers(replay, out):
 
     # 4. Jitter (2.6 ms +-5 %, Arm table: the CPUOFF/CLUOFF boundary at
     #    2.5 ms falls inside the jitter): the adaptive rule predicts the
-    #    shortest interval, so it is almost never too deep, and less often
-    #    than the last-interval rule.
+    #    median of the intervals still possible, so it errs both ways but
+    #    less often than the last-interval rule, and never too deep more
+    #    often.  (Until 2026-12-05 it predicted the shortest interval:
+    #    3% too deep but 68% too shallow here.)
     rows, _, _ = dump(replay, out, "jitter", gen.SCENARIOS["jitter"](), ["--table", "arm"])
-    d = {}
+    deep, miss = {}, {}
     for r in ("adaptive", "last", "rfc"):
         rr = rule(rows, r)[10:]
-        d[r] = sum(x["chosen"] > x["oracle"] for x in rr) / len(rr)
-    check("jitter-adaptive-rarely-too-deep", d["adaptive"] < 0.05, "%.3f" % d["adaptive"])
-    check("jitter-adaptive-below-last", d["adaptive"] < d["last"],
-          "adaptive %.3f last %.3f" % (d["adaptive"], d["last"]))
+        deep[r] = sum(x["chosen"] > x["oracle"] for x in rr) / len(rr)
+        miss[r] = sum(x["chosen"] != x["oracle"] for x in rr) / len(rr)
+    check("jitter-adaptive-below-last", miss["adaptive"] < miss["last"],
+          "adaptive %.3f last %.3f" % (miss["adaptive"], miss["last"]))
+    check("jitter-adaptive-not-deeper-than-last", deep["adaptive"] <= deep["last"],
+          "adaptive %.3f last %.3f" % (deep["adaptive"], deep["last"]))
 
     # 5. A burst of 20 interrupts 20 us apart on the periodic line: the
     #    window (8 intervals) flushes the burst out; from then on every
