@@ -39,6 +39,13 @@ class ReportCostTest(unittest.TestCase):
         self.assertIn("(0.89x", verdict)
         self.assertTrue(any(f"| 3 |" in ln and f"({x * 0.9:.0f}-{x * 1.05:.0f})" in ln
                             for ln in L))
+        # above menu's and apart: the ranges say so too (they read
+        # "overlap" before, whichever side was above)
+        dear = {w: [dict(k, per_entry_ns=x * f) for f in (1.3, 1.4, 1.5)]
+                for w in cost.COST_WORKLOADS}
+        L, verdict = tables.cost_section({"menu": menu, "sched": dear})
+        self.assertIn("MISSED", verdict)
+        self.assertIn("ranges apart, 3 boots each", verdict)
 
 
 def write_cell(bench, name, meta, parsed, verdict="PASS"):

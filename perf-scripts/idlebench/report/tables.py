@@ -163,9 +163,10 @@ def cost_section(costs):
                      f"{k['empty_ns']:.0f} (min {k['empty_min_ns']}) |")
         ours, menu = costs.get("sched", {}).get(w), costs.get("menu", {}).get(w)
         if ours and menu and menu["per_entry_ns"]:
-            # met when the mean is below; apart when no boot of ours costs
-            # as much as menu's cheapest
-            apart = ours["per_entry_range"][1] < menu["per_entry_range"][0]
+            # met when the mean is below; apart when the two ranges of
+            # boots do not meet, in either direction
+            lo, hi = ours["per_entry_range"], menu["per_entry_range"]
+            apart = lo[1] < hi[0] or hi[1] < lo[0]
             verdicts.append((w, ours["per_entry_ns"], menu["per_entry_ns"],
                              ours["per_entry_ns"] < menu["per_entry_ns"], apart,
                              min(ours["n"], menu["n"])))
