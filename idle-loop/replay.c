@@ -28,10 +28,17 @@ FILE *dump;
 u64 gov_warmup = 100;
 int learn = 1;	/* --no-learn: 0, the rules do not learn (sched_idle_learn=0) */
 
+static const char *const rule_names[NR_RULES] = {
+	[RULE_TIMER] = "timer",
+	[RULE_LAST] = "last",
+	[RULE_RFC] = "rfc",
+	[RULE_ADAPTIVE] = "adaptive",
+};
+
 const char *row_name(int r)
 {
 	if (r < ROW_GOV)
-		return irq_predict_rule_name(r);
+		return rule_names[r];
 	if (r < ROW_KERNEL)
 		return shim_governors[r - ROW_GOV]->name;
 	return "kernel";
@@ -51,6 +58,48 @@ struct cpu_state *cpu_get(u32 cpu)
 	if (!cpus[cpu])
 		cpus[cpu] = xcalloc(1, sizeof(*cpus[cpu]));
 	return cpus[cpu];
+}
+
+/*
+ * The last interval repeats: the rule the kernel had before one rule was
+ * kept there.  The sources the kernel's predictor drops (silent too long,
+ * stamped ahead of "now") are dropped first by asking it.
+ */
+static u64 predict_last(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
+{
+	u64 best = U64_MAX;
+	unsigned int i;
+
+	irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
+	for (i = 0; i < pc->nr_sources; i++) {
+		const struct irq_source *s = &pc->sources[i];
+		u64 next;
+
+		if (!s->nr_intervals)
+			continue;
+		next = s->last_ns + s->interval_ns[(s->next + IRQ_PREDICT_WINDOW - 1) %
+						   IRQ_PREDICT_WINDOW];
+		if (next > now && next < best) {
+			best = next;
+			*irq = s->irq;
+		}
+	}
+	return best;
+}
+
+/* irq_predict_next() for a rule of the variant table. */
+static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int *irq)
+{
+	switch (r) {
+	case RULE_TIMER:
+		return U64_MAX;
+	case RULE_LAST:
+		return predict_last(pc, now, irq);
+	case RULE_RFC:
+		return irq_predict_next(pc, now, IRQ_PREDICT_RFC, irq);
+	default:
+		return irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
+	}
 }
 
 static ktime_t to_ktime(u64 ns)
@@ -193,7 +242,7 @@ static void idle_enter(const struct event *e)
 		c->tick_stopped_sel = c->sel_tick_stopped;
 
 	/* irq_predict_next_event(): drain the ring, then predict. */
-	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
+	for (r = 0; r < NR_RULES; r++) {
 		unsigned int irq = 0;
 		u64 next;
 
@@ -201,9 +250,12 @@ static void idle_enter(const struct event *e)
 			continue;
 		for (i = 0; i < c->ring_n; i++) {
 			k = (c->ring_head + RING_SIZE - c->ring_n + i) % RING_SIZE;
-			irq_predict_record(&c->pc[r], c->ring_irq[k], c->ring_t[k]);
+			/* the kernel's ring keeps 16 bits of the number */
+			irq_predict_record(&c->pc[r],
+					   c->ring_irq[k] & IRQ_PREDICT_IRQ_MASK,
+					   c->ring_t[k]);
 		}
-		next = irq_predict_next(&c->pc[r], now, r, &irq);
+		next = rule_predict(&c->pc[r], r, now, &irq);
 		c->irq_ns[r] = next == U64_MAX ? U64_MAX : next - now;
 	}
 	c->ring_n = 0;
@@ -321,7 +373,7 @@ static void idle_exit(size_t idx)
 	stamped = c->irq_during || woken_by_irq(idx);
 	oracle = sched_idle_select_state(&drv, &dev, actual, c->latency_req);
 	gov_exit(c, idx, actual, oracle);
-	for (r = 0; r < IRQ_PREDICT_NR_RULES; r++) {
+	for (r = 0; r < NR_RULES; r++) {
 		struct rule_stats *s = &stats[r];
 		struct sched_idle_wakeup w = { 0 };
 		int index;
@@ -372,7 +424,7 @@ static void idle_exit(size_t idx)
 		if (dump)
 			fprintf(dump, "%s %u %" PRIu64 " %" PRId64 " %" PRIu64
 				" %" PRId64 " %" PRId64 " %d %d\n",
-				irq_predict_rule_name(r), e->cpu, c->enter_t,
+				row_name(r), e->cpu, c->enter_t,
 				w.duration_ns == U64_MAX ? -1 : (s64)w.duration_ns,
 				actual,
 				timer_ns == NO_TIME ? -1 : (s64)timer_ns,

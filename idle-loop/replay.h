@@ -27,10 +27,23 @@
 #define NO_TIME		U64_MAX
 
 /*
+ * The prediction rules of the variant table: two that only the replay
+ * has (no interrupt prediction at all; the last interval repeats), then
+ * the kernel's (enum irq_predict_rule), which the replay calls.
+ */
+enum replay_rule {
+	RULE_TIMER,
+	RULE_LAST,
+	RULE_RFC,
+	RULE_ADAPTIVE,
+	NR_RULES,
+};
+
+/*
  * Rows of the variant table: the prediction rules, then the governors
  * (in link order), then "kernel": the states the traced kernel entered.
  */
-#define ROW_GOV		IRQ_PREDICT_NR_RULES
+#define ROW_GOV		NR_RULES
 #define ROW_KERNEL	(ROW_GOV + GOV_MAX)
 #define NR_ROWS		(ROW_KERNEL + 1)
 
@@ -182,7 +195,7 @@ struct row_cpu {
 };
 
 struct cpu_state {
-	struct irq_predict_cpu pc[IRQ_PREDICT_NR_RULES];
+	struct irq_predict_cpu pc[NR_RULES];
 	u64 ring_t[RING_SIZE];
 	u32 ring_irq[RING_SIZE];
 	unsigned int ring_n, ring_head;
@@ -193,8 +206,8 @@ struct cpu_state {
 	u64 delta_tick_ns;	/* traced, or NO_TIME: model it from --tick-ns */
 	int stop_tick;		/* traced tick decision, or -1 */
 	int sel_tick_stopped;	/* traced tick state at selection, or -1 */
-	u64 irq_ns[IRQ_PREDICT_NR_RULES];
-	struct sched_idle_history hist[IRQ_PREDICT_NR_RULES];
+	u64 irq_ns[NR_RULES];
+	struct sched_idle_history hist[NR_RULES];
 	int kernel_state;	/* from sched_idle_select, or -1 */
 	int irq_during;
 	/* the last sched_idle_select, waiting for its cpu_idle entry */

@@ -1,7 +1,7 @@
 """Synthetic ftrace text with patch 10's irq_predict events (exact replay).
 
 Strictly periodic sources, questions at an unrelated period on each CPU.
-For such sources the 'last' and 'adaptive' rules both predict the last
+For such sources the kernel's 'adaptive' rule (rule=0) predicts the last
 stamp plus the period (the silence is always shorter than the period), so
 the traced answers are known here without a model of the predictor; the
 state is chosen as kernel/sched/idle.c sched_idle() does, from the
@@ -39,7 +39,7 @@ def stamp_line(t, cpu, irq, ts):
             % (cpu, t // 10**9, t % 10**9, irq, ts))
 
 
-def trace(sources, questions, end, rule=3, lat_every=7):
+def trace(sources, questions, end, rule=0, lat_every=7):
     """sources: {cpu: [(irq, period_ns, phase_ns)]}; questions: {cpu:
     (period_ns, phase_ns)}.  Returns (lines, facts): facts per question:
     dict(cpu, now, line index of its next event)."""
@@ -60,12 +60,9 @@ def trace(sources, questions, end, rule=3, lat_every=7):
                 last[irq] = [ts, prev[1] + (prev[0] is not None)]
                 si += 1
             best, who = NONE, 0
-            if rule in (1, 3):
+            if rule == 0:
                 period = {irq: p for irq, p, _ in sources.get(cpu, [])}
                 for irq, (ts, nint) in last.items():
-                    # 'last' predicts nothing for a source due now
-                    if rule == 1 and ts + period[irq] <= now:
-                        continue
                     if nint and (best < 0 or ts + period[irq] < best):
                         best, who = ts + period[irq], irq
             t = "%d.%09d" % (now // 10**9, now % 10**9)

@@ -14,4 +14,9 @@ typedef uint64_t u64;
 typedef int32_t s32;
 typedef int64_t s64;
 
+/* The kernel gets it from compiler_types.h, glibc from sys/cdefs.h. */
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
+
 #endif
