@@ -33,6 +33,8 @@ static const char *const rule_names[NR_RULES] = {
 	[RULE_LAST] = "last",
 	[RULE_RFC] = "rfc",
 	[RULE_ADAPTIVE] = "adaptive",
+	[RULE_ENERGY] = "energy",
+	[RULE_DMEDIAN] = "dmedian",
 };
 
 const char *row_name(int r)
@@ -97,9 +99,112 @@ static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int
 		return predict_last(pc, now, irq);
 	case RULE_RFC:
 		return irq_predict_next(pc, now, IRQ_PREDICT_RFC, irq);
+	case RULE_ENERGY:	/* its point, for the error columns; energy_irq_ns() decides */
+	case RULE_DMEDIAN:
 	default:
 		return irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
 	}
+}
+
+/*
+ * The "energy" candidate.  Each source's window says when it may come
+ * back: each of its intervals longer than its silence so far, equally
+ * likely (a source silent past all of them contributes its adaptive
+ * point, or nothing).  Taken as independent, with the timer as a
+ * certainty, they give the distribution of the idle period D; the state
+ * is the one of least expected energy under the driver's model
+ * (state_energy_pj()).  It enters sched_idle_choose() as the duration
+ * that picks that state, so that the tick and learning stay the same.
+ */
+#define ENERGY_MAX_POINTS	(IRQ_PREDICT_SOURCES * IRQ_PREDICT_WINDOW + 1)
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+static u64 energy_irq_ns(struct irq_predict_cpu *pc, u64 now, u64 timer_ns,
+			 u64 latency_req, int median_only)
+{
+	u64 pts[ENERGY_MAX_POINTS], arr[IRQ_PREDICT_SOURCES][IRQ_PREDICT_WINDOW];
+	unsigned int m[IRQ_PREDICT_SOURCES], np = 0, ns = 0, i, j, k;
+	double best_e = 0, prev_s = 1, e[CPUIDLE_STATE_MAX] = { 0 };
+	int best = -1, st, med = -1;
+	u64 median = U64_MAX;
+
+	for (i = 0; i < pc->nr_sources; i++) {
+		const struct irq_source *src = &pc->sources[i];
+		u64 el;
+
+		if (src->last_ns > now || !src->nr_intervals)
+			continue;
+		el = now - src->last_ns;
+		m[ns] = 0;
+		for (j = 0; j < src->nr_intervals; j++)
+			if (src->sorted_ns[j] >= el)
+				arr[ns][m[ns]++] = src->last_ns + src->sorted_ns[j] - now;
+		if (!m[ns]) {
+			u64 next = irq_source_predict(src, now, IRQ_PREDICT_ADAPTIVE);
+
+			if (next == U64_MAX)
+				continue;
+			arr[ns][m[ns]++] = next - now;
+		}
+		for (j = 0; j < m[ns]; j++)
+			if (arr[ns][j] < timer_ns)
+				pts[np++] = arr[ns][j];
+		ns++;
+	}
+	if (!ns)
+		return U64_MAX;
+	if (timer_ns != NO_TIME)
+		pts[np++] = timer_ns;
+	qsort(pts, np, sizeof(*pts), cmp_u64);
+	for (k = 0; k < np && prev_s > 0; k++) {
+		double s = 1, p;
+
+		if (k && pts[k] == pts[k - 1])
+			continue;
+		/* S(t): every source still silent after pts[k] */
+		if (pts[k] < timer_ns)
+			for (i = 0; i < ns; i++) {
+				unsigned int later = 0;
+
+				for (j = 0; j < m[i]; j++)
+					later += arr[i][j] > pts[k];
+				s *= (double)later / m[i];
+			}
+		else
+			s = 0;
+		p = prev_s - s;
+		if (median == U64_MAX && s <= 0.5)
+			median = pts[k];
+		for (st = 0; st < drv.state_count; st++)
+			e[st] += p * state_energy_pj(st, pts[k]);
+		prev_s = s;
+	}
+	for (st = 0; st < drv.state_count; st++) {
+		if (dev.states_usage[st].disable ||
+		    drv.states[st].exit_latency_ns > latency_req)
+			continue;
+		if (best < 0 || e[st] < best_e) {
+			best = st;
+			best_e = e[st];
+		}
+	}
+	if (best < 0 || median == U64_MAX || median_only)
+		return median;
+	/* The duration that picks @best: the median, moved into its bin. */
+	med = sched_idle_select_state(&drv, &dev, median, latency_req);
+	if (med == best)
+		return median;
+	if (med > best)
+		for (st = best + 1; st < drv.state_count; st++)
+			if (drv.states[st].target_residency_ns > drv.states[best].target_residency_ns)
+				return drv.states[st].target_residency_ns - 1;
+	return drv.states[best].target_residency_ns;
 }
 
 static ktime_t to_ktime(u64 ns)
@@ -382,6 +487,9 @@ static void idle_exit(size_t idx)
 			continue;
 		w.timer_ns = timer_ns;
 		w.irq_ns = c->irq_ns[r];
+		if ((r == RULE_ENERGY && states_have_power()) || r == RULE_DMEDIAN)
+			w.irq_ns = energy_irq_ns(&c->pc[r], c->now_t, timer_ns,
+						 c->latency_req, r == RULE_DMEDIAN);
 		if (c->delta_tick_ns != NO_TIME)
 			w.delta_tick_ns = c->delta_tick_ns;
 		else

@@ -28,14 +28,19 @@
 
 /*
  * The prediction rules of the variant table: two that only the replay
- * has (no interrupt prediction at all; the last interval repeats), then
- * the kernel's (enum irq_predict_rule), which the replay calls.
+ * has (no interrupt prediction at all; the last interval repeats), the
+ * kernel's (enum irq_predict_rule), which the replay calls, and two
+ * candidates from the distribution of the idle period that the sources'
+ * windows give (replay.c): "energy", the state of least expected energy,
+ * and "dmedian", the median of that distribution.
  */
 enum replay_rule {
 	RULE_TIMER,
 	RULE_LAST,
 	RULE_RFC,
 	RULE_ADAPTIVE,
+	RULE_ENERGY,
+	RULE_DMEDIAN,
 	NR_RULES,
 };
 
