@@ -4,7 +4,8 @@
 # Usage: run-qemu.sh -k BZIMAGE -i INITRD -o OUTDIR [-c CPUS] [-m MB]
 #          [-a "KERNEL ARGS"] [-r RUN] [-d DRIVER] [-g GOVERNOR]
 #          [-t DEADLINE_S] [-q QUIET_S] [-I SHIFT] [-e LINE]... [-S]
-#          [-H COMPARATORS] [-D DISK]... [-N PORT:ADDR:MAC]... [-x "QEMU ARGS"]
+#          [-H COMPARATORS] [-D DISK]... [-N PORT:ADDR:MAC]... [-T single|multi]
+#          [-x "QEMU ARGS"]
 #   -r RUN       guest script to run (/scripts/RUN.sh), default smoke
 #   -d/-g        current_driver / current_governor the guest must see
 #   -e LINE      a line the console must show (repeatable; judge.sh)
@@ -19,6 +20,11 @@
 #                completed by host threads, such as virtio-blk reads,
 #                still lands at host-dependent guest times); default:
 #                real time, multi-threaded TCG
+#   -T THREADS   real time only: `single` runs every vCPU on one TCG
+#                thread (QEMU 7.2's multi-threaded TCG can run a stale
+#                translation of kernel text patched at run time: `Oops:
+#                int3` when perf enables its tracepoints), `multi` (the
+#                default) one thread per vCPU
 #   -t/-q        kill QEMU after DEADLINE_S in all, or after QUIET_S
 #                without console output
 #   -H N         N HPET comparators (QEMU's default is 3; the interrupt
@@ -41,16 +47,16 @@ set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
 
 kernel= initrd= out= cpus=2 mem=1024 append= run=smoke driver= governor=
-deadline=300 quiet=120 shift= extra= expect= serial= hpet= disks= nics=
+deadline=300 quiet=120 shift= threads=multi extra= expect= serial= hpet= disks= nics=
 nl='
 '
-while getopts k:i:o:c:m:a:r:d:g:t:q:I:x:e:SH:D:N: opt; do
+while getopts k:i:o:c:m:a:r:d:g:t:q:I:x:e:SH:D:N:T: opt; do
 	case "$opt" in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; o) out=$OPTARG ;;
 	c) cpus=$OPTARG ;; m) mem=$OPTARG ;; a) append=$OPTARG ;;
 	r) run=$OPTARG ;; d) driver=$OPTARG ;; g) governor=$OPTARG ;;
 	t) deadline=$OPTARG ;; q) quiet=$OPTARG ;; I) shift=$OPTARG ;;
-	x) extra=$OPTARG ;;
+	x) extra=$OPTARG ;; T) threads=$OPTARG ;;
 	S) serial=mon:stdio ;;
 	H) hpet=$OPTARG ;;
 	D) disks="$disks$OPTARG$nl" ;;
@@ -64,6 +70,7 @@ done
 [ -f "$initrd" ] || die "initramfs '$initrd' not found"
 [ -n "$out" ] || die "-o OUTDIR is required"
 case "$cpus" in 1 | 2 | 4) ;; *) die "-c takes 1, 2 or 4 vCPUs, not '$cpus'" ;; esac
+case "$threads" in single | multi) ;; *) die "-T takes single or multi, not '$threads'" ;; esac
 case "$hpet" in '' | [3-9] | [12][0-9] | 3[0-2]) ;; *) die "-H takes 3 to 32 comparators, not '$hpet'" ;; esac
 ifs=$IFS IFS=$nl
 for d in $disks; do [ -f "$d" ] || die "disk '$d' not found"; done
@@ -108,7 +115,7 @@ if [ -n "$shift" ]; then
 	# later guest time by some ns
 	vser=$vser,ioeventfd=off
 else
-	timing="-accel tcg"
+	timing="-accel tcg,thread=$threads"
 fi
 
 # shellcheck disable=SC2086

@@ -43,6 +43,8 @@ COMMON_ARGS = ("hpet=disable no_hash_pointers trace_event=power:cpu_idle,irq:irq
 # TSC is marked unstable and the emulated driver's exit spin can stall a
 # CPU; under -icount the option hangs the early boot
 REAL_ARGS = "tsc=reliable"
+# real time: TCG threads (run-qemu.sh -T)
+REAL_THREADS = "single"
 CMDLINE_MAX = 2048  # x86 COMMAND_LINE_SIZE
 
 
@@ -119,6 +121,8 @@ def run_qemu_cmd(cell, s, work):
         cmd += ["-e", cfg.expect]
     if cell.mode != "real":
         cmd += ["-I", str(s.shift)]
+    else:
+        cmd += ["-T", REAL_THREADS]
     # generous: icount costs up to ~10 s of wall time per guest second on
     # 2 vCPUs, and grows with the vCPUs (one host thread runs them all);
     # -icount: OVMF prints nothing for minutes when the host is loaded

@@ -97,7 +97,7 @@ def header(runs, works, vcpus, configs, bench, last, skipped):
                 modes[w] = ("-icount shift=%s,sleep=off, single-threaded TCG, exact for a "
                             "given seed (guest-image/README.md)"
                             % mt["shift"]) if mt["mode"] == "icount" else \
-                    "real time, multi-threaded TCG, not repeatable"
+                    "real time, single-threaded TCG, not repeatable"
                 seeds.setdefault(mt["mode"], set()).add(mt.get("seed", mt["repeat"]))
                 durs[w] = mt["workloads"].get(w.split("@")[0])
             reps[(w, v, c)] = len(ms)
@@ -149,14 +149,14 @@ def caveats(bench):
     L.append("- rtc: 6.12's rtc core emulates the RTC periodic interrupt with an hrtimer "
              "(rtc_pie_update_irq), so IRQ 8 does not move: this workload is a 512 Hz kernel "
              "timer, not a device interrupt (see the interrupt tables).")
-    L.append("- Real-time cells (net*, mixed) run on multi-threaded TCG sharing the host's cores "
-             "with QEMU itself: latencies of several ms and large 'below' shares there are "
+    L.append("- Real-time cells (net*, mixed) run on one TCG thread sharing the host's cores "
+             "with QEMU's other threads: latencies of several ms and large 'below' shares there are "
              "emulation jitter for every governor; compare governors only within a table.")
     L.append("- Repeats are few in quick mode; a `*` from n=2 is weak evidence.")
-    L.append("- Failed boots with `Oops: int3` (stock or patched alike) come from QEMU 7.2's "
-             "multi-threaded TCG when kernel text is patched at run time (perf enabling "
-             "tracepoints, static calls) while other vCPUs execute it; the bench enables its "
-             "trace events on the command line to avoid it, perf sched still patches.")
+    L.append("- Real time runs single-threaded TCG (idlebench/launch.py REAL_THREADS): QEMU "
+             "7.2's multi-threaded TCG ran stale translations of kernel text that perf had "
+             "just patched (`Oops: int3` in trace_sched_stat_runtime, 6 of 24 real-time boots "
+             "on 2026-12-05, none of 12 single-threaded; docs/design.md section 9).")
     L.append("- Device-interrupt lateness under -icount is set by the emulator, not the "
              "governor, whenever one vCPU is busy while another one's interrupt is pending: "
              "single-threaded TCG's round-robin then runs the busy vCPU until the next QEMU "
