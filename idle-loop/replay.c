@@ -35,6 +35,7 @@ static const char *const rule_names[NR_RULES] = {
 	[RULE_ADAPTIVE] = "adaptive",
 	[RULE_ENERGY] = "energy",
 	[RULE_DMEDIAN] = "dmedian",
+	[RULE_HYBRID] = "hybrid",
 };
 
 const char *row_name(int r)
@@ -72,7 +73,9 @@ static u64 predict_last(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
 	u64 best = U64_MAX;
 	unsigned int i;
 
+	/* only to drop the stale sources, as the kernel would: not its irq */
 	irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
+	*irq = 0;
 	for (i = 0; i < pc->nr_sources; i++) {
 		const struct irq_source *s = &pc->sources[i];
 		u64 next;
@@ -101,6 +104,7 @@ static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int
 		return irq_predict_next(pc, now, IRQ_PREDICT_RFC, irq);
 	case RULE_ENERGY:	/* its point, for the error columns; energy_irq_ns() decides */
 	case RULE_DMEDIAN:
+	case RULE_HYBRID:
 	default:
 		return irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
 	}
@@ -125,9 +129,20 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * energy_irq_ns() modes: the state of least expected energy, the median
+ * of D, or the former only when an irregular source is in the race
+ * (*point is then set when none is: the caller keeps its adaptive point).
+ */
+enum { D_ENERGY, D_MEDIAN, D_HYBRID };
+
 static u64 energy_irq_ns(struct irq_predict_cpu *pc, u64 now, u64 timer_ns,
-			 u64 latency_req, int median_only)
+			 u64 latency_req, int mode, int *point)
 {
+	int irregular = 0;
+	int median_only = mode == D_MEDIAN;
+	u64 first = U64_MAX;
+
 	u64 pts[ENERGY_MAX_POINTS], arr[IRQ_PREDICT_SOURCES][IRQ_PREDICT_WINDOW];
 	unsigned int m[IRQ_PREDICT_SOURCES], np = 0, ns = 0, i, j, k;
 	double best_e = 0, prev_s = 1, e[CPUIDLE_STATE_MAX] = { 0 };
@@ -140,6 +155,15 @@ static u64 energy_irq_ns(struct irq_predict_cpu *pc, u64 now, u64 timer_ns,
 
 		if (src->last_ns > now || !src->nr_intervals)
 			continue;
+		if (mode == D_HYBRID) {
+			/* the source that the adaptive point comes from decides */
+			u64 next = irq_source_predict(src, now, IRQ_PREDICT_ADAPTIVE);
+
+			if (next != U64_MAX && next < first) {
+				first = next;
+				irregular = !src->regular;
+			}
+		}
 		el = now - src->last_ns;
 		m[ns] = 0;
 		for (j = 0; j < src->nr_intervals; j++)
@@ -156,6 +180,10 @@ static u64 energy_irq_ns(struct irq_predict_cpu *pc, u64 now, u64 timer_ns,
 			if (arr[ns][j] < timer_ns)
 				pts[np++] = arr[ns][j];
 		ns++;
+	}
+	if (mode == D_HYBRID && !irregular) {
+		*point = 1;
+		return U64_MAX;
 	}
 	if (!ns)
 		return U64_MAX;
@@ -487,9 +515,16 @@ static void idle_exit(size_t idx)
 			continue;
 		w.timer_ns = timer_ns;
 		w.irq_ns = c->irq_ns[r];
-		if ((r == RULE_ENERGY && states_have_power()) || r == RULE_DMEDIAN)
-			w.irq_ns = energy_irq_ns(&c->pc[r], c->now_t, timer_ns,
-						 c->latency_req, r == RULE_DMEDIAN);
+		if (((r == RULE_ENERGY || r == RULE_HYBRID) && states_have_power()) ||
+		    r == RULE_DMEDIAN) {
+			int point = 0;
+			u64 d = energy_irq_ns(&c->pc[r], c->now_t, timer_ns, c->latency_req,
+					      r == RULE_DMEDIAN ? D_MEDIAN :
+					      r == RULE_HYBRID ? D_HYBRID : D_ENERGY, &point);
+
+			if (!point)
+				w.irq_ns = d;
+		}
 		if (c->delta_tick_ns != NO_TIME)
 			w.delta_tick_ns = c->delta_tick_ns;
 		else

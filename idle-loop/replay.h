@@ -32,7 +32,8 @@
  * kernel's (enum irq_predict_rule), which the replay calls, and two
  * candidates from the distribution of the idle period that the sources'
  * windows give (replay.c): "energy", the state of least expected energy,
- * and "dmedian", the median of that distribution.
+ * "dmedian", the median of that distribution, and "hybrid": energy when
+ * the source of the adaptive point is irregular, that point otherwise.
  */
 enum replay_rule {
 	RULE_TIMER,
@@ -41,6 +42,7 @@ enum replay_rule {
 	RULE_ADAPTIVE,
 	RULE_ENERGY,
 	RULE_DMEDIAN,
+	RULE_HYBRID,
 	NR_RULES,
 };
 

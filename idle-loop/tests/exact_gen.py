@@ -28,9 +28,11 @@ def choose(timer, delta, irq_ns, lat):
     """(state, stop_tick) as sched_idle() with the tick running."""
     duration = min(timer, irq_ns if irq_ns >= 0 else 1 << 64)
     index = select(duration, lat)
-    # stopped for a long duration, or when no usable state is deeper
+    # stopped for a long duration, or for a predicted interrupt when no
+    # usable state is deeper
     deeper = any(e <= lat for e, _ in SKX[index + 1:])
-    stop = index != 0 and (duration >= TICK or not deeper)
+    irq_won = 0 <= irq_ns < timer
+    stop = index != 0 and (duration >= TICK or (irq_won and not deeper))
     if not stop and delta and delta < duration:
         index = select(delta, lat)
     return index, int(stop)

@@ -89,6 +89,8 @@ def build(bench, out, noise_dir, workloads):
         L.append("")
     L.extend(prose.caveats(bench))
     L.extend(cost_lines)
+    L.extend(tables.cv_goal_section(runs, works,
+                                    lambda w: w in workloads and workloads[w].device))
     L.extend(prose.conclusions(noise, losses, runs, skipped))
     atomic_write(out, "\n".join(L) + "\n")
     print(f"report: {out} ({len(made)} plots in {pdir})")
