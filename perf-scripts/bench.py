@@ -120,6 +120,15 @@ def request(a, table):
                         cost="only" if a.cost_only else "off" if a.no_cost else "on")
 
 
+def cmdline_or_none(cell, setup):
+    """The cell's kernel command line, None when it cannot be made (the
+    cell is then run, and its launch says why)."""
+    try:
+        return launch.kernel_cmdline(cell, setup)
+    except launch.LaunchError:
+        return None
+
+
 def build_inputs(out):
     """udpgen and the initramfs (one make rule each), the block disk."""
     r = subprocess.run(["make", "-s", "-C", TOP, "build/udpgen", "build/initramfs.cpio"])
@@ -209,9 +218,11 @@ def main(argv=None):
         initrd = os.path.join(BUILD, "initramfs.cpio")
         if not a.dry_run:
             initrd, udpgen, disk = build_inputs(a.out)
+        # only the workload table matters for the command lines compared
+        lines = launch.Setup(table, a.kernels, initrd, "", "", a.shift)
         todo = [c for c in all_cells if not os.path.exists(initrd) or not cells.done(
             os.path.join(cells_dir, c.name), c, os.path.join(a.kernels, CONFIGS[c.config].kernel),
-            initrd)]
+            initrd, cmdline_or_none(c, lines))]
         announce(req, all_cells, todo, a.jobs, a.shift)
         if a.dry_run:
             return

@@ -86,16 +86,30 @@ def verdict(d):
         return "FAIL: no verdict"
 
 
-def done(d, cell, kernel, image):
-    """PASS, parsed, and run with the same workloads, seed, kernel image and
+def cell_cmdline(meta):
+    """The kernel command line a cell was booted with: meta's "cmdline",
+    or, for cells of older benches, run-qemu.sh's -a argument in the
+    recorded command (it is followed by -t)."""
+    if "cmdline" in meta:
+        return meta["cmdline"]
+    cmd = meta.get("qemu_cmd", "")
+    a, t = cmd.find(" -a "), cmd.rfind(" -t ")
+    return cmd[a + 4:t] if 0 <= a < t else None
+
+
+def done(d, cell, kernel, image, cmdline):
+    """PASS, parsed, and run with the same workloads, seed, kernel image,
     guest image (mkinitramfs.sh makes the same image from the same inputs,
-    so a change to bench.sh reruns the cells)."""
+    so a change to bench.sh reruns the cells) and kernel command line
+    (which carries every workload's parameters: a changed period in
+    workloads.toml reruns the cells that run it)."""
     meta = read_json(os.path.join(d, "meta.json"))
     return bool(meta) and verdict(d).startswith("PASS") and \
         os.path.exists(os.path.join(d, "parsed.json")) and \
         meta.get("workloads") == dict(cell.works) and meta.get("seed") == cell.seed and \
         meta.get("kernel_sha256") == file_id(kernel) and \
-        meta.get("image_sha256") == file_id(image)
+        meta.get("image_sha256") == file_id(image) and \
+        cell_cmdline(meta) == cmdline
 
 
 def finish(work, final, meta, verdict_line, parsed):

@@ -259,6 +259,7 @@ def run(cell, s, cells_dir):
             "repeat": cell.repeat, "seed": cell.seed, "mode": cell.mode,
             "shift": s.shift if cell.mode != "real" else None,
             "workloads": dict(cell.works), "wall_s": round(wall, 1),
+            "cmdline": kernel_cmdline(cell, s),
             "console": os.path.join(final, "console.log"), "qemu_cmd": " ".join(cmd)}
     cells.finish(work, final, meta, verdict, parsed)
     return dict(meta, verdict=verdict)

@@ -59,3 +59,51 @@ class PlanTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DoneTest(unittest.TestCase):
+    """A finished cell is kept only while what it ran is what would run."""
+
+    def setUp(self):
+        import json
+        import os
+        import tempfile
+        from idlebench import cells, launch
+        self.cells, self.launch = cells, launch
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        self.kernel, self.image = os.path.join(d, "k"), os.path.join(d, "i")
+        for p in (self.kernel, self.image):
+            with open(p, "w") as f:
+                f.write(p)
+        self.cell = [c for c in plan.plan(req(), TABLE) if c.mode == "icount"][0]
+        self.setup = launch.Setup(TABLE, d, self.image, "", "")
+        self.line = launch.kernel_cmdline(self.cell, self.setup)
+        self.dir = os.path.join(d, self.cell.name)
+        os.mkdir(self.dir)
+        for name, text in (("verdict", "PASS\n"), ("parsed.json", "{}")):
+            with open(os.path.join(self.dir, name), "w") as f:
+                f.write(text)
+        self.meta = {"workloads": dict(self.cell.works), "seed": self.cell.seed,
+                     "kernel_sha256": cells.file_id(self.kernel),
+                     "image_sha256": cells.file_id(self.image),
+                     "qemu_cmd": "run-qemu.sh -k k -a " + self.line + " -t 810 -q 300"}
+        self.write = lambda m: open(os.path.join(self.dir, "meta.json"), "w").write(json.dumps(m))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def done(self, line):
+        return self.cells.done(self.dir, self.cell, self.kernel, self.image, line)
+
+    def test_command_line_decides(self):
+        # a cell of an older bench: the line read back from its command
+        self.write(self.meta)
+        self.assertTrue(self.done(self.line))
+        # a workload's parameter changed (devmix's pipe period): run again
+        self.assertFalse(self.done(self.line.replace("pipeper=1000", "pipeper=1100")))
+        self.assertFalse(self.done(None))
+        # a new cell records its line
+        self.write(dict(self.meta, cmdline=self.line, qemu_cmd=""))
+        self.assertTrue(self.done(self.line))
+        self.assertFalse(self.done(self.line + " x"))
