@@ -49,7 +49,7 @@ class TableTest(unittest.TestCase):
         self.assertEqual(TABLE["net2"].guest_words(2, launch.PORTS)[-1], "net2.udp=5001,5002")
         self.assertEqual(TABLE["mixed"].guest_words(1, launch.PORTS),
                          ["mixed=1", "mixed.ct=1000", "mixed.pipeper=1000", "mixed.udp=5001"])
-        self.assertIn("devmix.pipeper=1000", TABLE["devmix"].guest_words(2, launch.PORTS))
+        self.assertIn("devmix.pipeper=1100", TABLE["devmix"].guest_words(2, launch.PORTS))
         self.assertNotIn("devmixpipe", TABLE)
 
     def test_user_file(self):
