@@ -14,7 +14,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 BUILTIN = os.path.join(TOP, "perf-scripts", "workloads.toml")
 TIMINGS = ("icount", "real")
 TRAFFIC_MODES = ("periodic", "two", "burst", "poisson")
-PROBE_US = 10000
+PROBE_US = 10100
 
 
 class WorkloadError(Exception):

@@ -43,13 +43,13 @@ class TableTest(unittest.TestCase):
 
     def test_guest_words(self):
         self.assertEqual(TABLE["dev2"].guest_words(1, launch.PORTS), [
-            "dev2=1", "dev2.ct=10000",
+            "dev2=1", "dev2.ct=10100",
             "dev2.gen=cpu=0,proc=periodic,period_us=1000,jitter_us=50",
             "dev2.gen=cpu=0,proc=periodic,period_us=1500,jitter_us=75"])
         self.assertEqual(TABLE["net2"].guest_words(2, launch.PORTS)[-1], "net2.udp=5001,5002")
         self.assertEqual(TABLE["mixed"].guest_words(1, launch.PORTS),
                          ["mixed=1", "mixed.ct=1000", "mixed.pipeper=1000", "mixed.udp=5001"])
-        self.assertIn("devmix.pipeper=1100", TABLE["devmix"].guest_words(2, launch.PORTS))
+        self.assertIn("devmix.pipeper=1300", TABLE["devmix"].guest_words(2, launch.PORTS))
         self.assertNotIn("devmixpipe", TABLE)
 
     def test_user_file(self):
@@ -90,8 +90,8 @@ class LaunchTest(unittest.TestCase):
     def test_icount_cell(self):
         c = Cell("sched-debug", 2, 1, "icount", [("timer", 1), ("block", 2)], seed=9)
         line = launch.kernel_cmdline(c, setup())
-        self.assertIn("guest.args=set.perf=0:set.seed=9:timer=1:timer.ct=1000:block=2:"
-                      "block.ct=10000:block.blk=3000", line)
+        self.assertIn("guest.args=set.perf=0:set.seed=9:timer=1:timer.ct=1100:block=2:"
+                      "block.ct=10100:block.blk=3000", line)
         self.assertIn(CONFIGS["sched-debug"].args, line)
         self.assertNotIn("tsc=reliable", line)
         dev = launch.qemu_devices(c, setup())
