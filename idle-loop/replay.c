@@ -36,6 +36,7 @@ static const char *const rule_names[NR_RULES] = {
 	[RULE_ENERGY] = "energy",
 	[RULE_DMEDIAN] = "dmedian",
 	[RULE_HYBRID] = "hybrid",
+	[RULE_RMEAN] = "rmean",
 };
 
 const char *row_name(int r)
@@ -92,6 +93,43 @@ static u64 predict_last(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
 	return best;
 }
 
+/*
+ * "rmean": irq_predict_next()'s adaptive rule, except that an irregular
+ * device source predicts the mean of its intervals longer than its silence
+ * so far, when it has any (the wakeup source keeps its adaptive point).
+ */
+static u64 predict_rmean(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
+{
+	u64 best = U64_MAX;
+	unsigned int i, j;
+
+	*irq = 0;
+	for (i = 0; i < pc->nr_sources; i++) {
+		const struct irq_source *s = &pc->sources[i];
+		u64 el, sum = 0, next;
+		unsigned int n = 0;
+
+		if (s->last_ns > now || !s->nr_intervals)
+			continue;
+		next = irq_source_predict(s, now, IRQ_PREDICT_ADAPTIVE);
+		if (!s->regular && s->irq != IRQ_PREDICT_WAKEUP) {
+			el = now - s->last_ns;
+			for (j = 0; j < s->nr_intervals; j++)
+				if (s->sorted_ns[j] >= el) {
+					sum += s->sorted_ns[j];
+					n++;
+				}
+			if (n)
+				next = s->last_ns + sum / n;
+		}
+		if (next != U64_MAX && next < best) {
+			best = next;
+			*irq = s->irq;
+		}
+	}
+	return best;
+}
+
 /* irq_predict_next() for a rule of the variant table. */
 static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int *irq)
 {
@@ -102,6 +140,8 @@ static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int
 		return predict_last(pc, now, irq);
 	case RULE_RFC:
 		return irq_predict_next(pc, now, IRQ_PREDICT_RFC, irq);
+	case RULE_RMEAN:
+		return predict_rmean(pc, now, irq);
 	case RULE_ENERGY:	/* its point, for the error columns; energy_irq_ns() decides */
 	case RULE_DMEDIAN:
 	case RULE_HYBRID:
@@ -159,9 +199,14 @@ static u64 energy_irq_ns(struct irq_predict_cpu *pc, u64 now, u64 timer_ns,
 			/* the source that the adaptive point comes from decides */
 			u64 next = irq_source_predict(src, now, IRQ_PREDICT_ADAPTIVE);
 
+			/*
+			 * the wakeups nothing announced (IPIs) keep their
+			 * point: energy over them cost ipi 1.052 -> 1.094
+			 */
 			if (next != U64_MAX && next < first) {
 				first = next;
-				irregular = !src->regular;
+				irregular = !src->regular &&
+					    src->irq != IRQ_PREDICT_WAKEUP;
 			}
 		}
 		el = now - src->last_ns;

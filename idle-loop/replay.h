@@ -33,7 +33,11 @@
  * candidates from the distribution of the idle period that the sources'
  * windows give (replay.c): "energy", the state of least expected energy,
  * "dmedian", the median of that distribution, and "hybrid": energy when
- * the source of the adaptive point is irregular, that point otherwise.
+ * the source of the adaptive point is irregular, that point otherwise;
+ * and "rmean": the adaptive rule, but an irregular device source predicts
+ * the mean, not the median, of its intervals still possible (the mean
+ * residual wait, which a long tail lengthens; the kernel could compute it
+ * from the sorted window in the same loop).
  */
 enum replay_rule {
 	RULE_TIMER,
@@ -43,6 +47,7 @@ enum replay_rule {
 	RULE_ENERGY,
 	RULE_DMEDIAN,
 	RULE_HYBRID,
+	RULE_RMEAN,
 	NR_RULES,
 };
 

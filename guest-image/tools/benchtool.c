@@ -6,9 +6,12 @@
  *   benchtool rtc RATE_HZ SECONDS        CMOS RTC periodic interrupt
  *   benchtool blk DEV PERIOD_US SECONDS  one 4 KiB O_DIRECT read per period
  *   benchtool udprecv PORT[,PORT] SECONDS  count UDP datagrams per port
- *   benchtool pipe PERIOD_US SECONDS CPU_A CPU_B  one pipe round trip per
- *	period between a process on CPU_A and one on CPU_B (two cross-CPU
- *	wakeups, IPIs when the CPUs differ), paced on an absolute timeline
+ *   benchtool pipe PERIOD_US SECONDS CPU_A CPU_B [SPREAD_US]  one pipe
+ *	round trip per period between a process on CPU_A and one on CPU_B
+ *	(two cross-CPU wakeups, IPIs when the CPUs differ), paced on an
+ *	absolute timeline; with SPREAD_US each interval is drawn uniformly
+ *	from PERIOD_US +- SPREAD_US (a fixed-seed sequence: the same every
+ *	run), wakeups that no period predicts
  *
  * Each prints one summary line "key=value ..." on stdout and exits 0, or
  * prints an error on stderr and exits 1 (2 for a bad argument).
@@ -70,10 +73,20 @@ static long cpu_num(const char *s)
 	return strcmp(s, "0") ? num(s, "cpu") : 0;
 }
 
-static int do_pipe(long period_us, long secs, long cpu_a, long cpu_b)
+/* xorshift64: the pipe's intervals, the same sequence every run */
+static uint64_t next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static int do_pipe(long period_us, long secs, long cpu_a, long cpu_b, long spread_us)
 {
 	int ab[2], ba[2];
 	long n = 0, late = 0;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
 	char c = 0;
 	pid_t child;
 	struct timespec next;
@@ -109,14 +122,18 @@ static int do_pipe(long period_us, long secs, long cpu_a, long cpu_b)
 			return 1;
 		}
 		n++;
-		late += sleep_to_next(&next, period_us);
+		long step = period_us;
+
+		if (spread_us)
+			step += (long)(next_random(&x) % (uint64_t)(2 * spread_us + 1)) - spread_us;
+		late += sleep_to_next(&next, step);
 	}
 	close(ab[1]);
 	int st = 0;
 
 	waitpid(child, &st, 0);
-	printf("pipe round_trips=%ld late=%ld period_us=%ld cpus=%ld,%ld elapsed_ns=%lld\n",
-	       n, late, period_us, cpu_a, cpu_b, (long long)(now_ns() - t0));
+	printf("pipe round_trips=%ld late=%ld period_us=%ld spread_us=%ld cpus=%ld,%ld elapsed_ns=%lld\n",
+	       n, late, period_us, spread_us, cpu_a, cpu_b, (long long)(now_ns() - t0));
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }
 
@@ -240,10 +257,19 @@ int main(int argc, char **argv)
 		return do_blk(argv[2], num(argv[3], "period"), num(argv[4], "seconds"));
 	if (argc == 4 && !strcmp(argv[1], "udprecv"))
 		return do_udprecv(argv[2], num(argv[3], "seconds"));
-	if (argc == 6 && !strcmp(argv[1], "pipe"))
-		return do_pipe(num(argv[2], "period"), num(argv[3], "seconds"),
-			       cpu_num(argv[4]), cpu_num(argv[5]));
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "pipe")) {
+		long period = num(argv[2], "period");
+		long spread = argc == 7 ? num(argv[6], "spread") : 0;
+
+		if (spread >= period) {
+			fprintf(stderr, "benchtool: spread %ld us must be under the period (%ld us)\n",
+				spread, period);
+			return 2;
+		}
+		return do_pipe(period, num(argv[3], "seconds"), cpu_num(argv[4]),
+			       cpu_num(argv[5]), spread);
+	}
 	fprintf(stderr, "usage: benchtool rtc RATE_HZ SECONDS | blk DEV PERIOD_US SECONDS | "
-		"udprecv PORT[,PORT] SECONDS | pipe PERIOD_US SECONDS CPU_A CPU_B\n");
+		"udprecv PORT[,PORT] SECONDS | pipe PERIOD_US SECONDS CPU_A CPU_B [SPREAD_US]\n");
 	return 1;
 }

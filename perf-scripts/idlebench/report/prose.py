@@ -6,7 +6,7 @@ import platform
 import subprocess
 
 from .. import cells, lateness
-from ..workloads import TOP
+from ..workloads import PROBE_US, TOP
 
 
 def host_info():
@@ -35,7 +35,7 @@ COST_NOTE = (
     "with --quick): 2 vCPUs, "
     "`-icount shift=0,sleep=off` (single-threaded TCG: guest time advances one ns per "
     "instruction, so a duration is an instruction count), the block workload (one "
-    "O_DIRECT read every 3 ms, cyclictest probe at 10 ms) and dev2 (two HPET sources, "
+    "O_DIRECT read every 3 ms, cyclictest probe at %g ms) and dev2 (two HPET sources, "
     "1000 and 1500 us, on one CPU), booted with `cpuidle_cost.enable=1`: the kernel's "
     "probe (series patch 4, in both kernels) reads the clock around the selection "
     "(stock: cpuidle_select(), the governor's select with its own latency limit and "
@@ -48,7 +48,7 @@ COST_NOTE = (
     "(record_irq_time(), empty in the stock kernel). The probe's own cost, an empty "
     "bracket timed at boot, is subtracted from every span; per idle entry = (select + "
     "reflect time) / selections. The counters restart at the window's start "
-    "(guest-image/guest/bench.sh) and are read at its end.")
+    "(guest-image/guest/bench.sh) and are read at its end." % (PROBE_US / 1000))
 COST_CAVEAT = (
     "Instructions are not cycles: TCG models no cache misses or branch costs, so "
     "memory-heavy code (the per-IRQ tables) is flattered relative to hardware. The "
