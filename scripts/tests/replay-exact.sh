@@ -12,8 +12,8 @@
 # state matches, there are at least MIN_RECORDS (default 2000) of them,
 # and at least MIN_INTERCEPTED (default 5) states were made shallower
 # by what the idle loop learned (sched_idle_learn): 21, 35 and 37 in
-# three -icount boots of 2026-12-05 (the disks' reads complete on host
-# threads, so the count varies), 3-30 in real time by host load; learning
+# three -icount boots of 2026-12-05, 13 with patch 13 (the disks' reads
+# complete on host threads, so the count varies), 3-30 in real time by host load; learning
 # steps in only while early wakeups are most of the history, and patch
 # 12's wakeup source predicts most of the pipe's.  Needs the patched
 # kernel; builds its own image (INITRD=FILE uses that one instead).
