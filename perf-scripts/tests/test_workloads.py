@@ -26,8 +26,8 @@ def user_file(text):
 class TableTest(unittest.TestCase):
     def test_builtin(self):
         self.assertEqual([w for w, x in TABLE.items() if x.default],
-                         ["idle", "timer", "dev", "dev2", "devpoisson", "devmix", "ipi", "net",
-                          "mixed"])
+                         ["idle", "timer", "dev", "dev2", "devburst", "devpoisson", "devonoff",
+                          "devmix", "ipi", "net", "mixed"])
         self.assertTrue(TABLE["dev2"].device and TABLE["rtc"].device and TABLE["mixed"].device)
         self.assertFalse(TABLE["timer"].device or TABLE["ipi"].device)
         self.assertEqual(TABLE["ipi"].timing, "icount")
