@@ -12,11 +12,12 @@ averages the rule's energy over them.
 
 Open loop favours the configuration that recorded the trace: its own
 choices shaped the idle periods (a tick it kept split them, a state it
-entered set the exit latency).  On devpoisson, 2 vCPUs (2026-12-05),
-adaptive scored 1.204 on sched's traces and 1.289 on teo's, teo 1.262 and
-1.129: rank rules on the traces of both.  The open-loop replay reads neither the traced
-answers (irq_predict_next) nor the kernel's rule numbers, so those lines
-are left out: traces of an older kernel replay too.
+entered set the exit latency).  On devpoisson, 2 vCPUs (2026-12-05,
+docs/design.md section 11), patch 12's adaptive rule scored 1.200 on
+sched's traces and 1.289 on teo's, teo 1.274 and 1.131: rank rules on the
+traces of both.  The open-loop replay reads neither the traced answers
+(irq_predict_next) nor the kernel's rule numbers, so those lines are left
+out: traces of an older kernel replay too.
 
     idle-loop/bench_table.py [--replay BIN] [--rules adaptive,menu,teo]
         [--config sched[,teo]] [--workloads dev2,devmix] BENCH_DIR...
