@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """make -C idle-loop cost: instructions (callgrind Ir, inclusive) per call of
 each function of FUNCS (the predictor's record and next, the state choice,
-learning's reflect and intercept check), per rule, on a fixed synthetic
-trace (the "network" scenario of gen.py).  Written to OUT/cost.txt."""
+learning's reflect and intercept check), per rule, on fixed synthetic traces
+(gen.py's "network", two jittered periodic sources, and "irregular", the same
+with the first source irregular).  Written to OUT/cost.txt."""
 import argparse
 import os
 import re
@@ -15,6 +16,7 @@ import gen  # noqa: E402
 FUNCS = ("irq_predict_record", "irq_predict_next", "sched_idle_select_state",
          "sched_idle_reflect", "sched_idle_intercepted")
 RULES = ("timer", "last", "rfc", "adaptive")
+SCENARIOS = ("network", "irregular")
 
 
 def annotate(cg):
@@ -46,31 +48,32 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    trace = os.path.join(a.out, "cost-trace.txt")
-    with open(trace, "w") as f:
-        f.write("\n".join(gen.SCENARIOS["network"]()) + "\n")
-    rows = []
-    for r in RULES:
-        cg = os.path.join(a.out, "callgrind.%s.out" % r)
-        subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg,
-                        a.replay, "--rules", r, trace],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        res = annotate(cg)
-        row = [r]
-        for fn in FUNCS:
-            ir, calls = res.get(fn, (0, 0))
-            row += [calls, ir / calls if calls else float("nan")]
-        rows.append(row)
     lines = ["# callgrind (valgrind --tool=callgrind), inclusive instructions per call,",
              "# replay built -O2 from the tree's kernel/irq/predict.c and",
-             "# kernel/sched/idle_select.c; trace: gen.py network (irq 40 every",
-             "# 1000 us and irq 41 every 1500 us, +-5 % jitter, 4 ms tick, 2 s, 1 CPU)",
-             "# (reflect and intercepted: the learning, after and before each choice)",
-             " ".join(["%-9s" % "rule"] + ["%10s %12s" % (fn.split("_")[-1] + "s", "Ir/call")
-                                          for fn in FUNCS])]
-    for row in rows:
-        lines.append(" ".join(["%-9s" % row[0]] + ["%10d %12.1f" % tuple(row[1 + 2 * i:3 + 2 * i])
-                                                for i in range(len(FUNCS))]))
+             "# kernel/sched/idle_select.c; 4 ms tick, 2 s, 1 CPU, traces of gen.py:",
+             "# network: irq 40 every 1000 us and irq 41 every 1500 us, +-5 % jitter;",
+             "# irregular: the same with irq 40 +-90 % (irq_predict_upper() runs)",
+             "# (reflect and intercepted: the learning, after and before each choice)"]
+    for scen in SCENARIOS:
+        trace = os.path.join(a.out, "cost-trace-%s.txt" % scen)
+        with open(trace, "w") as f:
+            f.write("\n".join(gen.SCENARIOS[scen]()) + "\n")
+        lines.append(" ".join(["%-19s" % "trace, rule"] +
+                              ["%10s %12s" % (fn.split("_")[-1] + "s", "Ir/call")
+                               for fn in FUNCS]))
+        for r in RULES:
+            cg = os.path.join(a.out, "callgrind.%s.%s.out" % (scen, r))
+            subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg,
+                            a.replay, "--rules", r, trace],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            res = annotate(cg)
+            row = []
+            for fn in FUNCS:
+                ir, calls = res.get(fn, (0, 0))
+                row += [calls, ir / calls if calls else float("nan")]
+            lines.append(" ".join(["%-19s" % ("%s, %s" % (scen, r))] +
+                                  ["%10d %12.1f" % tuple(row[2 * i:2 + 2 * i])
+                                   for i in range(len(FUNCS))]))
     text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out, "cost.txt"), "w") as f:
         f.write(text)

@@ -127,6 +127,11 @@ SCENARIOS = {
     "network": lambda: simulate([Source(40, 1000 * US, jitter=0.05),
                                  Source(41, 1500 * US, phase=333 * US, jitter=0.05)],
                                 2000 * MS, tick=4 * MS, seed=3),
+    # The same with an irregular first source: 1000 us +-90 %, so the
+    # adaptive rule's irq_predict_upper() runs.
+    "irregular": lambda: simulate([Source(40, 1000 * US, jitter=0.9),
+                                   Source(41, 1500 * US, phase=333 * US, jitter=0.05)],
+                                  2000 * MS, tick=4 * MS, seed=3),
 }
 
 
