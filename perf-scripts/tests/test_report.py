@@ -102,3 +102,23 @@ class ReportMatrixTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HeadlineTest(unittest.TestCase):
+    def test_significance_mark(self):
+        # sched against the better of menu and teo: a clear loss is marked,
+        # a ratio within the repeats' spread is not
+        def runs(ours):
+            return {("dev", 2): {
+                "menu": [{"power_mw": x} for x in (100, 101, 99, 100, 100)],
+                "teo": [{"power_mw": x} for x in (120, 121, 119, 120, 120)],
+                "sched": [{"power_mw": x} for x in ours]}}
+        L = tables.headline(runs((110, 111, 109, 110, 110)), ["dev"], lambda w: True)
+        row = [x for x in L if x.startswith("| dev |")][0]
+        self.assertIn("| 1.10* MISS |", row)
+        L = tables.headline(runs((60, 160, 80, 140, 110)), ["dev"], lambda w: True)
+        row = [x for x in L if x.startswith("| dev |")][0]
+        self.assertIn("| 1.10 MISS |", row)
+        L = tables.headline(runs((90, 91, 89, 90, 90)), ["dev"], lambda w: True)
+        row = [x for x in L if x.startswith("| dev |")][0]
+        self.assertIn("| 0.90* ok |", row)

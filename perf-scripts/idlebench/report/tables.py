@@ -88,7 +88,10 @@ def headline(runs, works, device):
          "and within 1.10x of the oracle, cyclictest, perf sched and generator lateness "
          "p99 <= 1.05x on "
          "device-interrupt workloads; no worse than either on the others), `MISS` "
-         "where it does not. Significance is in the per-workload tables below.\n",
+         "where it does not. `*` after a ratio: sched differs from that better "
+         "governor by Welch's t-test (p < 0.05) over the repeats; a `MISS` without it "
+         "is within the repeats' spread, not a shown loss. Full significance marks "
+         "are in the per-workload tables below.\n",
          "| workload | misprediction | power | power / oracle | cyclictest p99 | "
          "perf sched p99 | device irq lateness p99 |", "|---|---|---|---|---|---|---|"]
     for w in works:
@@ -99,18 +102,20 @@ def headline(runs, works, device):
         row = []
         for key, limit in TARGETS:
             ours = values(g, "sched", key)
-            others = [stats.mean(values(g, c, key)) for c in ("menu", "teo")
-                      if values(g, c, key)]
+            others = [(stats.mean(values(g, c, key)), values(g, c, key))
+                      for c in ("menu", "teo") if values(g, c, key)]
             if not ours or not others:
                 row.append("n/a")
                 continue
-            best = min(others)
+            best, best_vals = min(others, key=lambda o: o[0])
             lim = limit if is_device else 1.0
             if best == 0:
                 ratio = 1.0 if stats.mean(ours) == 0 else float("inf")
             else:
                 ratio = stats.mean(ours) / best
-            row.append(f"{ratio:.2f} {'ok' if ratio <= lim else 'MISS'}")
+            w_ = stats.welch(ours, best_vals)
+            sig = "*" if w_ is not None and w_[2] < ALPHA else ""
+            row.append(f"{ratio:.2f}{sig} {'ok' if ratio <= lim else 'MISS'}")
             if key == "power_mw":
                 orc = values(g, "sched", "oracle_power_mw")
                 if orc and stats.mean(orc):
