@@ -122,3 +122,11 @@ class HeadlineTest(unittest.TestCase):
         L = tables.headline(runs((90, 91, 89, 90, 90)), ["dev"], lambda w: True)
         row = [x for x in L if x.startswith("| dev |")][0]
         self.assertIn("| 0.90* ok |", row)
+
+
+class WindowTextTest(unittest.TestCase):
+    def test_windows_per_vcpus(self):
+        from idlebench.report import prose
+        self.assertEqual(prose.window_text({2: {1, 2}}), "2 s")
+        self.assertEqual(prose.window_text({4: {2, 4}, 5: {1}}),
+                         "5 s (1 vCPU), 4 s (2, 4 vCPUs)")

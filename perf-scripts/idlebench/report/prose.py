@@ -84,6 +84,15 @@ def lateness_lines(bench):
 
 
 
+def window_text(by_secs):
+    """A workload's window: "2 s", or per vCPU count when cells differ
+    ("5 s (1 vCPU), 4 s (2, 4 vCPUs)")."""
+    if len(by_secs) <= 1:
+        return f"{next(iter(by_secs), None)} s"
+    return ", ".join(f"{s} s ({', '.join(map(str, sorted(v)))} vCPU{'s' if len(v) > 1 else ''})"
+                     for s, v in sorted(by_secs.items(), key=lambda kv: min(kv[1])))
+
+
 def header(runs, works, vcpus, configs, bench, last, skipped):
     ncells = len(glob.glob(os.path.join(bench, "cells", "*")))
     """The report's opening: where the numbers come from and how they were run."""
@@ -99,7 +108,8 @@ def header(runs, works, vcpus, configs, bench, last, skipped):
                             % mt["shift"]) if mt["mode"] == "icount" else \
                     "real time, single-threaded TCG, not repeatable"
                 seeds.setdefault(mt["mode"], set()).add(mt.get("seed", mt["repeat"]))
-                durs[w] = mt["workloads"].get(w.split("@")[0])
+                durs.setdefault(w, {}).setdefault(
+                    mt["workloads"].get(w.split("@")[0]), set()).add(v)
             reps[(w, v, c)] = len(ms)
     cfgs_run = sorted({c for g in runs.values() for c in g}, key=configs.index)
     L = []
@@ -127,7 +137,7 @@ def header(runs, works, vcpus, configs, bench, last, skipped):
                  "the spread between repeats is the workload's, not the emulator's")
     L.append("- Timing mode and window per workload:")
     for w in works:
-        L.append(f"  - {w}: {durs.get(w)} s, {modes.get(w)}")
+        L.append(f"  - {w}: {window_text(durs.get(w, {}))}, {modes.get(w)}")
     return L
 
 
