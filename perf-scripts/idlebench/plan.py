@@ -10,7 +10,7 @@ from . import cost
 from .cells import Cell
 from .configs import CONFIGS
 
-REAL_REPEATS, REAL_VCPUS = 3, (2,)
+REAL_REPEATS, REAL_VCPUS = 2, (2,)
 # the cost stage: COST_REPEATS -icount boots per configuration (seeds 1..N,
 # one with --quick) on COST_VCPUS, the workloads cost.COST_WORKLOADS in each:
 # a selection's cost follows the workload's idle pattern, which the seed moves

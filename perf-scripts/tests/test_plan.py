@@ -20,7 +20,13 @@ class PlanTest(unittest.TestCase):
         cells = plan.plan(req(), TABLE)
         names = {c.name for c in cells}
         self.assertIn("sched-rfc-2cpu-icount-r5", names)
-        self.assertNotIn("sched-rfc-1cpu-icount-r1", names)  # 2 vCPUs only by default
+        # every default configuration on 1 and 2 vCPUs (issue 13's matrix)
+        self.assertIn("sched-rfc-1cpu-icount-r1", names)
+        # a configuration's own vCPU counts bound it unless --configs names it
+        names = {c.name for c in plan.plan(req(configs=DEFAULT_CONFIGS + ["sched-nolearn"]),
+                                           TABLE)}
+        self.assertIn("sched-nolearn-2cpu-icount-r1", names)
+        self.assertNotIn("sched-nolearn-1cpu-icount-r1", names)
         self.assertEqual(sorted(c.config for c in cells if c.mode == "cost"),
                          sorted(DEFAULT_CONFIGS * plan.COST_REPEATS))
         # one cost boot per seed: the seed reaches the guest

@@ -39,7 +39,7 @@ class TableTest(unittest.TestCase):
         self.assertEqual(TABLE["mixed"].mode("icount"), "real")
         self.assertEqual(TABLE["ipi"].mode("mixed"), "icount")
         self.assertEqual(TABLE["ipi"].mode("real"), "real")
-        self.assertEqual(CONFIGS["sched-rfc"].vcpus, (2, 4))
+        self.assertEqual(CONFIGS["sched-rfc"].vcpus, (1, 2, 4))
 
     def test_guest_words(self):
         self.assertEqual(TABLE["dev2"].guest_words(1, launch.PORTS), [
