@@ -130,3 +130,4 @@ class WindowTextTest(unittest.TestCase):
         self.assertEqual(prose.window_text({2: {1, 2}}), "2 s")
         self.assertEqual(prose.window_text({4: {2, 4}, 5: {1}}),
                          "5 s (1 vCPU), 4 s (2, 4 vCPUs)")
+        self.assertEqual(prose.window_text({4: {2}, 5: {1}}), "5 s (1 vCPU), 4 s (2 vCPUs)")

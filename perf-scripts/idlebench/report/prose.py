@@ -89,7 +89,7 @@ def window_text(by_secs):
     ("5 s (1 vCPU), 4 s (2, 4 vCPUs)")."""
     if len(by_secs) <= 1:
         return f"{next(iter(by_secs), None)} s"
-    return ", ".join(f"{s} s ({', '.join(map(str, sorted(v)))} vCPU{'s' if len(v) > 1 else ''})"
+    return ", ".join(f"{s} s ({', '.join(map(str, sorted(v)))} vCPU{'' if v == {1} else 's'})"
                      for s, v in sorted(by_secs.items(), key=lambda kv: min(kv[1])))
 
 
