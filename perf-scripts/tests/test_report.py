@@ -100,9 +100,6 @@ class ReportMatrixTest(unittest.TestCase):
         self.assertIn("- teo-4cpu-icount-r2: FAIL: console lacks 'x' (log: `x`)", text)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class HeadlineTest(unittest.TestCase):
     def test_significance_mark(self):
@@ -131,3 +128,7 @@ class WindowTextTest(unittest.TestCase):
         self.assertEqual(prose.window_text({4: {2, 4}, 5: {1}}),
                          "5 s (1 vCPU), 4 s (2, 4 vCPUs)")
         self.assertEqual(prose.window_text({4: {2}, 5: {1}}), "5 s (1 vCPU), 4 s (2 vCPUs)")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -113,8 +113,7 @@ def headline(runs, works, device):
                 ratio = 1.0 if stats.mean(ours) == 0 else float("inf")
             else:
                 ratio = stats.mean(ours) / best
-            w_ = stats.welch(ours, best_vals)
-            sig = "*" if w_ is not None and w_[2] < ALPHA else ""
+            sig = "*" if "*" in compare(ours, best_vals)[1][1] else ""
             row.append(f"{ratio:.2f}{sig} {'ok' if ratio <= lim else 'MISS'}")
             if key == "power_mw":
                 orc = values(g, "sched", "oracle_power_mw")
