@@ -19,12 +19,14 @@
 #                guest times (scripts/tests/determinism.sh checks it; I/O
 #                completed by host threads, such as virtio-blk reads,
 #                still lands at host-dependent guest times); default:
-#                real time, multi-threaded TCG
-#   -T THREADS   real time only: `single` runs every vCPU on one TCG
-#                thread (QEMU 7.2's multi-threaded TCG can run a stale
+#                real time (-T: single-threaded TCG unless asked)
+#   -T THREADS   real time only: `single` (the default) runs every vCPU
+#                on one TCG thread; `multi` one thread per vCPU, faster,
+#                but QEMU 7.2's multi-threaded TCG can run a stale
 #                translation of kernel text patched at run time: `Oops:
-#                int3` when perf enables its tracepoints), `multi` (the
-#                default) one thread per vCPU
+#                int3` when perf enables its tracepoints, and once in
+#                make test's patched-2cpu boot as a static key was turned
+#                on at boot (2026-12-05)
 #   -t/-q        kill QEMU after DEADLINE_S in all, or after QUIET_S
 #                without console output
 #   -H N         N HPET comparators (QEMU's default is 3; the interrupt
@@ -47,7 +49,7 @@ set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
 
 kernel= initrd= out= cpus=2 mem=1024 append= run=smoke driver= governor=
-deadline=300 quiet=120 shift= threads=multi extra= expect= serial= hpet= disks= nics=
+deadline=300 quiet=120 shift= threads=single extra= expect= serial= hpet= disks= nics=
 nl='
 '
 while getopts k:i:o:c:m:a:r:d:g:t:q:I:x:e:SH:D:N:T: opt; do
