@@ -37,7 +37,7 @@ static const char *const rule_names[NR_RULES] = {
 	[RULE_DMEDIAN] = "dmedian",
 	[RULE_HYBRID] = "hybrid",
 	[RULE_RMEAN] = "rmean",
-	[RULE_RING] = "ring",
+	[RULE_NORING] = "noring",
 };
 
 const char *row_name(int r)
@@ -132,89 +132,16 @@ static u64 predict_rmean(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
 }
 
 /*
- * "ring": irq_predict_next()'s adaptive rule, except that an irregular
- * device source whose window has repeated itself (each of the last 8
- * intervals within 1/8 or 20 us of the one it pushed out) predicts the
- * interval one window back, the next to leave its ring, when it is longer
- * than the silence so far.
+ * "noring": the adaptive rule with no source's window repeating itself;
+ * the bits are cleared in the rule's own table just before it predicts.
  */
-static u8 *ring_hits_of(struct cpu_state *c, unsigned int irq)
+static u64 predict_noring(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
 {
 	unsigned int i;
-
-	for (i = 0; i < c->ring_nr; i++)
-		if (c->ring_irq_of[i] == irq)
-			return &c->ring_hits[i];
-	if (c->ring_nr == IRQ_PREDICT_SOURCES)
-		return NULL;
-	c->ring_irq_of[c->ring_nr] = irq;
-	c->ring_hits[c->ring_nr] = 0;
-	return &c->ring_hits[c->ring_nr++];
-}
-
-static void ring_record(struct cpu_state *c, unsigned int irq, u64 t)
-{
-	struct irq_predict_cpu *pc = &c->pc[RULE_RING];
-	const struct irq_source *s = NULL;
-	u64 last = 0, old = 0, d;
-	unsigned int i;
-	int full = 0;
-	u8 *hits;
 
 	for (i = 0; i < pc->nr_sources; i++)
-		if (pc->sources[i].irq == irq) {
-			s = &pc->sources[i];
-			full = s->nr_intervals == IRQ_PREDICT_WINDOW;
-			old = s->interval_ns[s->next];
-			last = s->last_ns;
-		}
-	irq_predict_record(pc, irq, t);
-	hits = ring_hits_of(c, irq);
-	if (!hits)
-		return;
-	if (!s || !full || t <= last) {
-		*hits = 0;
-		return;
-	}
-	d = t - last > old ? t - last - old : old - (t - last);
-	*hits = (u8)(*hits << 1) | (d <= old / 8 || d <= 20000);
-}
-
-static u64 predict_ring(struct cpu_state *c, u64 now, unsigned int *irq)
-{
-	struct irq_predict_cpu *pc = &c->pc[RULE_RING];
-	static struct irq_predict_cpu rest;
-	u64 best = U64_MAX, next;
-	unsigned int i, other = 0;
-
-	/* only to drop the stale sources, as the kernel would: not its irq */
-	irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
-	*irq = 0;
-	rest = *pc;
-	rest.nr_sources = 0;
-	for (i = 0; i < pc->nr_sources; i++) {
-		const struct irq_source *s = &pc->sources[i];
-		u8 *hits = ring_hits_of(c, s->irq);
-
-		if (s->nr_intervals && !s->regular && s->irq != IRQ_PREDICT_WAKEUP &&
-		    hits && __builtin_popcount(*hits) >= 6 &&
-		    s->last_ns + s->interval_ns[s->next] > now) {
-			next = s->last_ns + s->interval_ns[s->next];
-			if (next < best) {
-				best = next;
-				*irq = s->irq;
-			}
-		} else {
-			rest.sources[rest.nr_sources++] = *s;
-		}
-	}
-	/* the others as the kernel's rule has them, with its search */
-	next = irq_predict_next(&rest, now, IRQ_PREDICT_ADAPTIVE, &other);
-	if (next < best) {
-		best = next;
-		*irq = other;
-	}
-	return best;
+		pc->sources[i].repeats = 0;
+	return irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
 }
 
 /* irq_predict_next() for a rule of the variant table. */
@@ -229,6 +156,8 @@ static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int
 		return irq_predict_next(pc, now, IRQ_PREDICT_RFC, irq);
 	case RULE_RMEAN:
 		return predict_rmean(pc, now, irq);
+	case RULE_NORING:
+		return predict_noring(pc, now, irq);
 	case RULE_ENERGY:	/* its point, for the error columns; energy_irq_ns() decides */
 	case RULE_DMEDIAN:
 	case RULE_HYBRID:
@@ -516,16 +445,11 @@ static void idle_enter(const struct event *e)
 		for (i = 0; i < c->ring_n; i++) {
 			k = (c->ring_head + RING_SIZE - c->ring_n + i) % RING_SIZE;
 			/* the kernel's ring keeps 16 bits of the number */
-			if (r == RULE_RING)
-				ring_record(c, c->ring_irq[k] & IRQ_PREDICT_IRQ_MASK,
-					    c->ring_t[k]);
-			else
-				irq_predict_record(&c->pc[r],
-						   c->ring_irq[k] & IRQ_PREDICT_IRQ_MASK,
-						   c->ring_t[k]);
+			irq_predict_record(&c->pc[r],
+					   c->ring_irq[k] & IRQ_PREDICT_IRQ_MASK,
+					   c->ring_t[k]);
 		}
-		next = r == RULE_RING ? predict_ring(c, now, &irq) :
-			rule_predict(&c->pc[r], r, now, &irq);
+		next = rule_predict(&c->pc[r], r, now, &irq);
 		c->irq_ns[r] = next == U64_MAX ? U64_MAX : next - now;
 	}
 	c->ring_n = 0;

@@ -37,11 +37,10 @@
  * and "rmean": the adaptive rule, but an irregular device source predicts
  * the mean, not the median, of its intervals still possible (the mean
  * residual wait, which a long tail lengthens; the kernel could compute it
- * from the sorted window in the same loop); "ring": the adaptive rule, but
- * an irregular device source whose last 8 intervals each repeated, within
- * 1/8 or 20 us, the interval it pushed out of the full window predicts the
- * next one to leave it, one window back (a burst of as many arrivals as
- * the window holds repeats one window later).
+ * from the sorted window in the same loop); "noring": the adaptive rule
+ * without its repeating windows (each source's repeat bits cleared before
+ * it predicts: the rule of patch 13, before an irregular source whose
+ * window repeats itself predicted the interval one window back).
  */
 enum replay_rule {
 	RULE_TIMER,
@@ -52,7 +51,7 @@ enum replay_rule {
 	RULE_DMEDIAN,
 	RULE_HYBRID,
 	RULE_RMEAN,
-	RULE_RING,
+	RULE_NORING,
 	NR_RULES,
 };
 
@@ -213,11 +212,6 @@ struct row_cpu {
 
 struct cpu_state {
 	struct irq_predict_cpu pc[NR_RULES];
-	/* "ring": per source, whether each of its last intervals repeated
-	 * the one it pushed out of the window (bit 0 the latest) */
-	unsigned int ring_irq_of[IRQ_PREDICT_SOURCES];
-	u8 ring_hits[IRQ_PREDICT_SOURCES];
-	unsigned int ring_nr;
 	u64 ring_t[RING_SIZE];
 	u32 ring_irq[RING_SIZE];
 	unsigned int ring_n, ring_head;
