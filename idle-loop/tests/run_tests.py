@@ -75,17 +75,18 @@ def known_answers(replay, out):
 
     # 3. A source that stops at 0.3 s (Arm table, where the 4 ms tick period
     #    deserves CLUOFF): the stale 1 ms source keeps the choice shallow
-    #    only until it has been silent for IRQ_PREDICT_WINDOW (8) periods,
-    #    then the timer rules; and after its reset (1 s) as well.
+    #    only until it has been silent for IRQ_PREDICT_LATE_PERIODS (2)
+    #    periods (8 until patch 15), then the timer rules; and after its
+    #    reset (1 s) as well.
     rows, _, _ = dump(replay, out, "stop", gen.SCENARIOS["stop"](), ["--table", "arm"])
     aa = rule(rows, "adaptive")
     late = [x for x in aa if x["t"] > 1300 * MS + 4 * MS]
     check("stop-adaptive-after-reset", late and not mismatches(late),
           "%d of %d differ" % (len(mismatches(late)), len(late)))
-    right = [x for x in aa if 299 * MS + MS // 2 < x["t"] < 306 * MS]
+    right = [x for x in aa if 299 * MS + MS // 2 < x["t"] < 301 * MS]
     check("stop-adaptive-shallow-right-after-stop",
           right and all(x["chosen"] < x["oracle"] for x in right))
-    gap = [x for x in aa if 308 * MS < x["t"] < 1290 * MS]
+    gap = [x for x in aa if 302 * MS < x["t"] < 1290 * MS]
     check("stop-adaptive-timer-after-window", gap and not mismatches(gap),
           "%d of %d differ" % (len(mismatches(gap)), len(gap)))
     early = [x for x in aa if 10 * MS < x["t"] < 299 * MS]
