@@ -203,7 +203,8 @@ def main(argv=None):
     cells_dir = os.path.join(a.out, "cells")
     os.makedirs(cells_dir, exist_ok=True)
     if not a.report_only:
-        skipped = [f"{c}: not requested (--configs {','.join(req.configs)})"
+        skipped = [f"{c}: not run by the last bench.py run (--configs "
+                   f"{','.join(req.configs)}); its cells here are from an earlier one"
                    for c in DEFAULT_CONFIGS if c not in req.configs]
         for c in list(req.configs):
             k = os.path.join(a.kernels, CONFIGS[c].kernel)

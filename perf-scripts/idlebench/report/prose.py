@@ -101,8 +101,10 @@ def header(runs, works, vcpus, configs, bench, last, skipped):
     for (w, v), g in runs.items():
         for c, ms in g.items():
             for m in ms:
-                kernels.add(f"{c}: {m['_info'].get('kernel', '?')}")
                 mt = m["_meta"]
+                # the image's hash: two builds of one version differ here
+                kernels.add(f"{c}: {m['_info'].get('kernel', '?')} "
+                            f"(bzImage sha256 {mt.get('kernel_sha256', '?')[:12]})")
                 modes[w] = ("-icount shift=%s,sleep=off, single-threaded TCG, exact for a "
                             "given seed (guest-image/README.md)"
                             % mt["shift"]) if mt["mode"] == "icount" else \
