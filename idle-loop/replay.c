@@ -133,14 +133,18 @@ static u64 predict_rmean(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
 
 /*
  * "noring": the adaptive rule with no source's window repeating itself;
- * the bits are cleared in the rule's own table just before it predicts.
+ * the bits and the flag counted from them are cleared in the rule's own
+ * table just before it predicts (the flag alone decides, and would
+ * otherwise stay set until the source's next interval).
  */
 static u64 predict_noring(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
 {
 	unsigned int i;
 
-	for (i = 0; i < pc->nr_sources; i++)
+	for (i = 0; i < pc->nr_sources; i++) {
 		pc->sources[i].repeats = 0;
+		pc->sources[i].repeating = false;
+	}
 	return irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
 }
 
