@@ -146,9 +146,9 @@ def cost_section(costs):
              "subtracted from every span; mean over the boots (one per seed), the per "
              "idle entry range in brackets:\n")
     L.append("| workload | configuration | boots | idle entries | select | reflect "
-             "| per idle entry | vs menu | vs teo | interrupts | stamp per interrupt "
-             "| empty bracket |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+             "| prewake (entries) | per idle entry | vs menu | vs teo | interrupts "
+             "| stamp per interrupt | empty bracket |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     verdicts = []
     for w in cost.COST_WORKLOADS:
         ref = {c: costs.get(c, {}).get(w, {}).get("per_entry_ns") for c in ("menu", "teo")}
@@ -161,8 +161,10 @@ def cost_section(costs):
                   for g in ("menu", "teo")]
             rng = k["per_entry_range"]
             span = f" ({rng[0]:.0f}-{rng[1]:.0f})" if rng and k["n"] > 1 else ""
+            wake = (f"{fmt_ns(k['wake_ns'])} ({k['wakes']:.0f})"
+                    if k.get("wake_ns") is not None else "-")
             L.append(f"| {w} | {c} | {k['n']} | {k['entries']:.0f} | {fmt_ns(k['select_ns'])} | "
-                     f"{fmt_ns(k['reflect_ns'])} | {fmt_ns(x)}{span} | {rs[0]} | {rs[1]} | "
+                     f"{fmt_ns(k['reflect_ns'])} | {wake} | {fmt_ns(x)}{span} | {rs[0]} | {rs[1]} | "
                      f"{k['irqs']:.0f} | {fmt_ns(k['irq_ns'])} | "
                      f"{k['empty_ns']:.0f} (min {k['empty_min_ns']}) |")
         ours, menu = costs.get("sched", {}).get(w), costs.get("menu", {}).get(w)
