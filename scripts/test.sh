@@ -115,10 +115,11 @@ boot patched-nodriver -k "$K/patched.bzImage" -c 2 -r predict-check -a "cpuidle_
 # the selection cost probe (patch 4): counts when on, nothing when off
 boot patched-cost-on -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r cost-check -a "cpuidle_cost.enable=1 guest.args=on"
 boot stock-cost-off -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r cost-check -a "cpuidle.governor=menu guest.args=off"
-# an hrtimer's task does not wait for the deepest state's exit (patch 16),
-# and does with sched_idle_prewake=0; in virtual time, free of host jitter
-boot patched-prewake-on -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -I 0 -r prewake-check -a "guest.args=on"
-boot patched-prewake-off -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -I 0 -r prewake-check -a "sched_idle_prewake=0 guest.args=off"
+# with sched_idle_prewake=1 an hrtimer's task does not wait for the
+# deepest state's exit (patch 16), and by default it does; in virtual
+# time, free of host jitter
+boot patched-prewake-on -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -I 0 -r prewake-check -a "sched_idle_prewake=1 guest.args=on"
+boot patched-prewake-off -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -I 0 -r prewake-check -a "guest.args=off"
 # a from-boot trace of the predictor replays exactly (idle-loop/, patch 10)
 check replay-exact sh "$TOP/scripts/tests/replay-exact.sh" "$T/replay-exact"
 # two -icount boots of one bench cell and seed are identical; another seed is not

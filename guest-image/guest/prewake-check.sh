@@ -1,8 +1,8 @@
 #!/bin/sh
 # prewake-check.sh RESULTS on|off: a task that an hrtimer wakes from the
 # deepest emulated state does not wait for the state's exit latency when
-# the idle loop sets the timer ahead of it (series patch 16), and does
-# without (booted with sched_idle_prewake=0).  Only the deepest state is
+# the idle loop sets the timer ahead of it (series patch 16, booted with
+# sched_idle_prewake=1), and does without (the default).  Only the deepest state is
 # left enabled, a 2 ms cyclictest runs for 2 s, and its mean latency is
 # compared with half that state's exit latency: below with prewake on,
 # above with it off.  Meant for -icount boots, where the latency is the

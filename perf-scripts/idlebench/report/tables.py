@@ -31,7 +31,7 @@ METRICS = [
 HEADLINE = ["ct_p99_us", "ps_p99_us", "miss_rate", "power_mw"]
 # the ratio columns of the per-workload tables: (numerator, denominator)
 RATIOS = [("sched", "menu"), ("sched", "teo"), ("teo", "menu"),
-          ("sched", "sched-nolearn"), ("sched", "sched-rfc")]
+          ("sched", "sched-nolearn"), ("sched", "sched-rfc"), ("sched-prewake", "sched")]
 ALPHA = 0.05
 
 
