@@ -17,7 +17,8 @@ restarts the counters before each window and copies
   reflect ...
   irq ...
   wake ...       the patched kernel only (series patch 16): setting the
-                 timer ahead of a deep state's exit, once per such entry
+                 timer ahead of a deep state's exit, one span at each entry
+                 to such a state and one more after each that set it
   empty ...      the probe's own cost (an empty bracket), timed at boot
 
 Under -icount shift=0 guest time advances one nanosecond per

@@ -146,7 +146,7 @@ def cost_section(costs):
              "subtracted from every span; mean over the boots (one per seed), the per "
              "idle entry range in brackets:\n")
     L.append("| workload | configuration | boots | idle entries | select | reflect "
-             "| prewake (entries) | per idle entry | vs menu | vs teo | interrupts "
+             "| prewake (spans) | per idle entry | vs menu | vs teo | interrupts "
              "| stamp per interrupt | empty bracket |")
     L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     verdicts = []
