@@ -14,9 +14,12 @@ and idlebench/configs.py; the work is in idlebench/ (perf-scripts/README.md).
 
 Prints the planned boots and an estimated duration first, then one
 progress line per boot (i/N, elapsed, ETA).  A cell whose verdict is PASS
-and whose numbers match what would run now is not run again.
+and whose numbers match what would run now is not run again; if some of
+its workloads failed or are missing, a boot of only those runs and its
+results merge into the cell.
 """
 import argparse
+import dataclasses
 import json
 import os
 import subprocess
@@ -142,11 +145,33 @@ def build_inputs(out):
     return os.path.join(BUILD, "initramfs.cpio"), os.path.join(BUILD, "udpgen"), disk
 
 
+def to_run(cell, cells_dir, kernels, initrd, lines):
+    """cell itself, a copy that runs only the workloads its kept directory
+    lacks, or None when nothing of it is left to run."""
+    if not os.path.exists(initrd):
+        return cell
+    need = cells.missing(os.path.join(cells_dir, cell.name), cell,
+                         os.path.join(kernels, CONFIGS[cell.config].kernel), initrd,
+                         cmdline_or_none(cell, lines))
+    if not need:
+        return None
+    if len(need) == len(cell.works):
+        return cell
+    return dataclasses.replace(cell, only=tuple(need))
+
+
 def announce(req, all_cells, todo, jobs, shift):
     log(f"{len(all_cells)} cells, {len(all_cells) - len(todo)} already done, {len(todo)} to run "
         f"(configs {','.join(req.configs)}; vCPUs {','.join(map(str, req.vcpus))}; "
         f"{req.repeats} repeats; workloads {','.join(req.works)}; icount shift {shift}; "
         f"cost stage {req.cost})")
+    for c in todo:
+        if c.only is not None:
+            log(f"  {c.name}: kept, reruns only its missing or failed workloads "
+                f"{','.join(c.only)}")
+    if os.environ.get(launch.DROP_ENV):
+        log(f"note: {launch.DROP_ENV}={os.environ[launch.DROP_ENV]}: those workloads lose "
+            "their cyclictest.json before the parse (a test knob)")
     for mode in ("icount", "real", "cost"):
         ms = [c for c in all_cells if c.mode == mode]
         if ms:
@@ -175,8 +200,11 @@ def run_all(todo, setup, cells_dir, jobs):
             left = [c for c in todo if c not in finished]
             eta = plan.estimate_total(left, jobs) * (el / model_done if model_done else 1)
             extra = "" if m["verdict"].startswith("PASS") else f" log {m['console']}"
+            what = cell.name if cell.only is None else f"{cell.name} (rerun of {','.join(cell.only)})"
             print(f"[{len(finished)}/{len(todo)}] elapsed {el:.0f}s ETA {eta:.0f}s  "
-                  f"{cell.name} {m['wall_s']:.0f}s {m['verdict'][:100]}{extra}", flush=True)
+                  f"{what} {m['wall_s']:.0f}s {m['verdict'][:100]}{extra}", flush=True)
+            for w, (why, wlog) in sorted(m.get("failed", {}).items()):
+                print(f"    workload {w} FAILED: {why[:160]} (log {wlog})", flush=True)
 
     ic = sorted((c for c in todo if c.mode != "real"), key=lambda c: -plan.estimate(c))
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
@@ -221,9 +249,8 @@ def main(argv=None):
             initrd, udpgen, disk = build_inputs(a.out)
         # only the workload table matters for the command lines compared
         lines = launch.Setup(table, a.kernels, initrd, "", "", a.shift)
-        todo = [c for c in all_cells if not os.path.exists(initrd) or not cells.done(
-            os.path.join(cells_dir, c.name), c, os.path.join(a.kernels, CONFIGS[c.config].kernel),
-            initrd, cmdline_or_none(c, lines))]
+        todo = [t for t in (to_run(c, cells_dir, a.kernels, initrd, lines) for c in all_cells)
+                if t is not None]
         announce(req, all_cells, todo, a.jobs, a.shift)
         if a.dry_run:
             return

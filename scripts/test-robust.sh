@@ -106,6 +106,10 @@ bench_debug() {
 		[ -f "$v" ] || { echo "no cell ran"; return 1; }
 		echo "$(basename "$(dirname "$v")"): $(cat "$v")"
 		grep -q '^PASS' "$v" || bad=1
+		# a boot that passed keeps its other workloads when one fails
+		f=$(python3 -c 'import json, sys; print(*sorted(json.load(open(sys.argv[1])).get("failed") or {}))' \
+			"$(dirname "$v")/parsed.json" 2>/dev/null || true)
+		[ -z "$f" ] || { echo "  failed workloads: $f"; bad=1; }
 	done
 	[ "$bad" = 0 ] || { echo "a debug bench cell failed (logs in $T/bench/cells)"; return 1; }
 }

@@ -15,7 +15,19 @@
 #   irqgen.sources/.stats  the HPET generator's sources and per-source
 #                        arrivals, late re-arms and lateness histogram
 #   workload.log, udprecv.log, window (start/end uptime)
+#   recorders            how long perf and cyclictest took to start (ms)
+#   failed               only when the workload failed: the reason, then
+#                        log=FILE (relative to RESULTS) that shows it
 # and RESULTS/bench-info (model, state table, options) once per boot.
+# A workload that fails (a command that exits badly, a recorder that does
+# not start) fails alone: what it started is ended, and the next workload
+# runs; the script exits 0.  Bad arguments, or a guest without what they
+# ask for before any workload runs, fail the whole boot (exit 1).
+#
+# The window opens only once its recorders record: perf sched record
+# starts with its events off and the window waits for the ack of its
+# "enable" (--control fifo), then for every cyclictest thread to sleep in
+# its measuring loop; each gets RWAIT seconds before the workload fails.
 #
 # The host (perf-scripts/idlebench/launch.py) turns each workload of
 # perf-scripts/workloads.toml into NAME=SECONDS and one NAME.CMD=VALUE
@@ -35,8 +47,8 @@
 #                  this script prints "bench-sync: start NAME SECONDS"
 # nic=MAC,ADDR (MAC with '-') gives the NIC with that MAC the address.
 # Options: set.perf=0|1 (perf sched record, default 1), set.seed=N
-# (default 1): the window opens (N * 7919) mod 10000 us after the set-up,
-# and every generator source's seed derives from it.
+# (default 1): the window opens (N * 7919) mod 10000 us after its
+# recorders record, and every generator source's seed derives from it.
 set -eu
 out=${1:?usage: bench.sh RESULTS [set.KEY=VALUE | nic=MAC,ADDR | NAME=SECONDS | NAME.CMD=VALUE ...]}
 shift
@@ -50,8 +62,28 @@ cost=/sys/kernel/debug/cpuidle_cost
 cmds=/tmp/bench-cmds
 nics=
 
+# RWAIT: seconds a recorder gets to start recording before its workload
+# fails (perf's start-up took over 2 s on a host running another guest)
+RWAIT=30
+inwork=
+
 log() { echo "bench: $*"; echo "bench: $*" >/dev/console; }
-fail() { echo "bench: FAIL $*"; echo "guest: FAIL $*" >/dev/console; exit 1; }
+# fail MSG: outside a workload the boot fails; inside one (run_one's
+# subshell, inwork=1) that workload does, with run.log as its log
+fail() { wfail run.log "$*"; }
+# wfail LOG MSG: LOG is a file of the workload's directory (or run.log)
+wfail() {
+	if [ -z "$inwork" ]; then
+		echo "bench: FAIL $2"
+		echo "guest: FAIL $2" >/dev/console
+		exit 1
+	fi
+	why=$(printf '%s' "${2#"$name: "}" | tr '\n' ' ')
+	case "$1" in run.log) l=run.log ;; *) l=$name/$1 ;; esac
+	printf '%s\nlog=%s\n' "$why" "$l" >"$d/failed"
+	log "$name: workload FAILED: $why (log $l)"
+	exit 1
+}
 num() { case "$2" in '' | *[!0-9]*) fail "$1: '$2' is not a number" ;; esac; }
 
 # Validate everything before running anything.
@@ -92,6 +124,18 @@ done
 rd() { # rd FILE: print the first line of FILE without a fork
 	read -r v <"$1" || true
 	echo "$v"
+}
+now() { # now: $cs, the uptime in centiseconds, without a fork
+	read -r up _ </proc/uptime
+	f=${up#*.}
+	# without its leading 0, or the shell reads "08" as octal
+	f=${f#0}
+	cs=$((${up%.*} * 100 + f))
+}
+alive() { # alive PID: the process runs (exists and is no zombie)
+	st=
+	read -r _ _ st _ 2>/dev/null <"/proc/$1/stat" || return 1
+	[ "$st" != Z ]
 }
 
 snap() { # snap DIR PREFIX
@@ -185,9 +229,10 @@ trace_off() { # trace_off DIR
 
 # One function per command, called in each phase of a window (stdin is
 # the workload's command list: background processes read /dev/null):
-#   setup (before the snapshot), start (when the window opens), stop (at
-#   its end, before the snapshot).  Background processes go to $pids as
-#   "PID:CMD" and are waited for after cyclictest.
+#   setup (before the recorders start), ready (they record, the window
+#   is about to open), start (when the window opens), stop (at its end,
+#   before the snapshot).  Background processes go to $pids as "PID:CMD"
+#   and are waited for after cyclictest.
 # Globals of the window: $name $secs $d $ct_period $pids $rpid.
 cmd_ct() { [ "$1" != setup ] || ct_period=$2; }
 cmd_rtc() {
@@ -234,9 +279,10 @@ cmd_gen() {
 	esac
 }
 # host-driven traffic: receiver first, then tell the host, let the
-# stream settle, then the window opens
+# stream settle, then the window opens; only once the recorders record,
+# or a slow start-up of theirs would eat the traffic's SECONDS + 3
 cmd_udp() {
-	[ "$1" != setup ] && return 0
+	[ "$1" != ready ] && return 0
 	benchtool udprecv "$2" $((secs + 3)) </dev/null >"$d/udprecv.log" 2>&1 &
 	rpid=$!
 	sleep 0.3
@@ -249,32 +295,117 @@ each() { # each PHASE: every command of the window's workload
 	done <"$cmds/$name"
 }
 
-# run_one NAME SECONDS DIR
+# perf sched record, its events off until the control fifo's "enable"
+# is acknowledged: perf acks once every CPU's events are on, so the
+# window opens on a recording perf however long its start-up took
+# (opening the events on every CPU, reading every task from /proc:
+# ~0.35 s on a quiet host; with another guest on the host, over 2 s, and
+# a fixed 0.5 s once opened the window before perf's first record)
+perf_start() {
+	rm -f /tmp/perf.data /tmp/perf.ctl /tmp/perf.ack
+	mkfifo /tmp/perf.ctl /tmp/perf.ack
+	now
+	c0=$cs
+	# its workload outlasts the wait for cyclictest and the window; SIGINT
+	# ends it after the window
+	perf sched record -D -1 --control=fifo:/tmp/perf.ctl,/tmp/perf.ack -o /tmp/perf.data \
+		-- sleep $((secs + RWAIT + 5)) </dev/null >"$d/perf-record.log" 2>&1 &
+	ppid=$!
+	# both ends read-write: opening a fifo so does not block, whether perf
+	# has opened its end yet or never will
+	exec 3<>/tmp/perf.ctl 4<>/tmp/perf.ack
+	echo enable >&3
+	a=
+	# busybox ash's read has -t
+	# shellcheck disable=SC3045
+	until read -t 1 -r a <&4; do
+		alive "$ppid" ||
+			wfail perf-record.log "perf sched record exited before recording: $(tail -1 "$d/perf-record.log")"
+		now
+		[ $((cs - c0)) -lt $((RWAIT * 100)) ] ||
+			wfail perf-record.log "perf sched record not recording after ${RWAIT}s (no ack to enable)"
+	done
+	exec 3>&- 4<&-
+	[ "$a" = ack ] || wfail perf-record.log "perf sched record answered '$a' to enable"
+	now
+	echo "perf_ms=$(((cs - c0) * 10))" >>"$d/recorders"
+}
+
+# ct_ready: every cyclictest thread sleeps in its measuring loop, an
+# absolute clock_nanosleep on CLOCK_MONOTONIC (x86-64 syscall 230, arguments
+# 0x1 0x1; the main thread's usleep is relative, 0x0 0x0)
+ct_ready() {
+	n=0
+	for t in /proc/"$ctpid"/task/*; do
+		s='' a1='' a2=''
+		read -r s a1 a2 _ 2>/dev/null <"$t/syscall" || continue
+		[ "$s $a1 $a2" != "230 0x1 0x1" ] || n=$((n + 1))
+	done
+	[ "$n" -ge "$ncpu" ]
+}
+
+# The latency probe, with -t N -a one thread pinned to each CPU.  It
+# starts before the window and ends after it (SIGINT ends it as -D
+# would; -D is only a bound): its start (mlockall, threads) and its
+# exit (the main thread formats the histogram, ~0.2 s) keep one vCPU
+# busy, and under single-threaded TCG that delays the other vCPU's
+# interrupts by milliseconds (docs/design.md, device lateness tails).
+# The window waits until every thread measures: a fixed 0.2 s would let
+# a start-up slowed by a loaded host run into the window.
+ct_start() {
+	now
+	c0=$cs
+	cyclictest --laptop -q -t "$ncpu" -a -i "$ct_period" -D $((secs + RWAIT + 30)) -h 100000 \
+		--json="$d/cyclictest.json" </dev/null >/dev/null 2>"$d/cyclictest.log" &
+	ctpid=$!
+	until ct_ready; do
+		alive "$ctpid" ||
+			wfail cyclictest.log "cyclictest exited before measuring: $(tail -1 "$d/cyclictest.log")"
+		now
+		[ $((cs - c0)) -lt $((RWAIT * 100)) ] ||
+			wfail cyclictest.log "cyclictest not measuring after ${RWAIT}s ($ncpu threads)"
+		sleep 0.01
+	done
+	now
+	echo "cyclictest_ms=$(((cs - c0) * 10))" >>"$d/recorders"
+}
+
+# reap: the EXIT trap of a workload's subshell; after a failure, ends what
+# the workload started and leaves the next one a clean guest
+reap() {
+	for p in $ppid $ctpid $pids; do
+		kill -KILL "${p%%:*}" 2>/dev/null || true
+	done
+	# every child; the UDP receiver ends by itself with the host's
+	# traffic (SECONDS + 3), which then cannot spill into the next window
+	wait || true
+	exec 3>&- 4<&-
+	if [ -d "$tr/events/power/cpu_idle" ]; then
+		echo 0 >"$tr/tracing_on" || true
+		echo >"$tr/trace" || true
+	fi
+	# a started generator stops; the next generator workload clears it
+	if [ -s /tmp/irqgen.want ]; then
+		echo stop >"$gen/control" 2>/dev/null || true
+		rm -f /tmp/irqgen.want
+	fi
+	rm -f /tmp/perf.data /tmp/perf.ctl /tmp/perf.ack
+}
+
+# run_one NAME SECONDS DIR, in a subshell of its own: a failure ends the
+# subshell, its EXIT trap ends what it started
 run_one() {
 	name=$1 secs=$2 d=$3
-	ct_period=10000 pids= rpid= gen_n=0
+	ct_period=10000 pids='' rpid='' gen_n=0 ppid='' ctpid=''
+	trap reap EXIT
+	: >"$d/recorders"
 	each setup
 	trace_prepare
+	[ "$perf" != 1 ] || perf_start
+	ct_start
+	each ready
 	# the repeat's phase: where the window starts against the tick
 	usleep $(((seed * 7919) % 10000))
-	ppid=
-	if [ "$perf" = 1 ]; then
-		perf sched record -o /tmp/perf.data -- sleep $((secs + 5)) >"$d/perf-record.log" 2>&1 &
-		ppid=$!
-		# perf's start-up (it opens its events on every CPU) before the
-		# window: its first record comes ~0.35 s after it starts
-		sleep 0.5
-	fi
-	# The latency probe, with -t N -a one thread pinned to each CPU.  It
-	# starts before the window and ends after it (SIGINT ends it as -D
-	# would; -D is only a bound): its start (mlockall, threads) and its
-	# exit (the main thread formats the histogram, ~0.2 s) keep one vCPU
-	# busy, and under single-threaded TCG that delays the other vCPU's
-	# interrupts by milliseconds (docs/design.md, device lateness tails).
-	cyclictest --laptop -q -t "$ncpu" -a -i "$ct_period" -D $((secs + 30)) -h 100000 \
-		--json="$d/cyclictest.json" >/dev/null 2>"$d/cyclictest.log" &
-	ctpid=$!
-	sleep 0.2
 	# the window: from the before snapshot to the after one, with the
 	# trace on between them; the generator's timeline starts with it
 	snap "$d" before
@@ -288,34 +419,59 @@ run_one() {
 	snap "$d" after
 	log "$name: window end (uptime $(cut -d' ' -f1 /proc/uptime))"
 	kill -INT "$ctpid" 2>/dev/null || true
-	wait "$ctpid" || fail "$name: cyclictest failed: $(tail -1 "$d/cyclictest.log")"
+	wait "$ctpid" || wfail cyclictest.log "cyclictest failed: $(tail -1 "$d/cyclictest.log")"
+	ctpid=
 	for p in $pids; do
 		st=0
 		wait "${p%%:*}" || st=$?
 		# timeout ends perf bench with SIGINT: 124 or 130 is expected
 		case "${p#*:}:$st" in
 		pipe:124 | pipe:130 | *:0) ;;
-		*) fail "$name: ${p#*:} exited $st: $(tail -1 "$d/workload.log")" ;;
+		*) wfail workload.log "${p#*:} exited $st: $(tail -1 "$d/workload.log")" ;;
 		esac
 	done
+	pids=
 	trace_off "$d"
 	if [ -n "$ppid" ]; then
 		# perf stops at the end of the window (SIGINT writes the data)
 		kill -INT "$ppid" 2>/dev/null || true
 		wait "$ppid" || true
+		ppid=
 		mv /tmp/perf.data "$d/perf.data"
+		rm -f /tmp/perf.ctl /tmp/perf.ack
 	fi
-	[ -z "$rpid" ] || wait "$rpid" || fail "$name: UDP receiver failed: $(cat "$d/udprecv.log")"
+	[ -z "$rpid" ] || wait "$rpid" || wfail udprecv.log "UDP receiver failed: $(tail -1 "$d/udprecv.log")"
+	trap - EXIT
 }
 
+failed=
 for w in $works; do
 	name=${w%%=*} secs=${w#*=}
 	d=$out/$name
 	mkdir -p "$d"
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	log "$name for ${secs}s"
-	run_one "$name" "$secs" "$d"
+	# set -e holds inside the subshell only if it does not run as a
+	# condition: its status is read with -e off around it
+	set +e
+	(
+		set -e
+		inwork=1
+		run_one "$name" "$secs" "$d"
+	)
+	st=$?
+	set -e
+	if [ "$st" != 0 ]; then
+		# a command that failed under set -e leaves no reason of its own
+		[ -s "$d/failed" ] ||
+			printf 'exited %s at a command that failed (see run.log)\nlog=run.log\n' "$st" >"$d/failed"
+		failed="$failed $name"
+	fi
 	log "$name done (uptime $t0 -> $(cut -d' ' -f1 /proc/uptime))"
 	echo "bench-sync: done $name" >/dev/kmsg
 done
-log "all done"
+if [ -n "$failed" ]; then
+	log "all done; workloads failed:$failed"
+else
+	log "all done"
+fi

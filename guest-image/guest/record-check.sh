@@ -20,6 +20,10 @@ sleep 1
 # shellcheck disable=SC2086
 sh /scripts/bench.sh "$out/bench" set.perf=0 set.seed=1 $works >"$out/bench.log" 2>&1 ||
 	{ echo "FAIL: bench.sh: $(tail -1 "$out/bench.log")"; exit 1; }
+# bench.sh goes on past a workload that failed, and marks it
+for f in "$out"/bench/*/failed; do
+	[ ! -e "$f" ] || { echo "FAIL: bench.sh: $(basename "$(dirname "$f")"): $(head -1 "$f")"; exit 1; }
+done
 wait "$rp" || { echo "FAIL: $(tail -1 "$out/record.out")"; exit 1; }
 cat "$out/record.out"
 cp /tmp/rec/states "$out/states"

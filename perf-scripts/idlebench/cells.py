@@ -6,13 +6,17 @@
                              the verdict), parsed.json (the numbers, without
                              meta), results/WORKLOAD/ (raw data)
     BENCH/cells/CELL.run/    a cell being run; renamed to CELL when done
+    BENCH/cells/CELL/rerun-N/  a later boot of the workloads CELL lacked
+                             (its own console.log, results/, verdict);
+                             what it measured is moved into CELL/results/
 
 A cell is written under CELL.run/ and renamed in one step; JSON files are
 written to a temporary name and renamed (atomic_write), so a full disk or
-a kill leaves the earlier cell as it was.  meta.json is written once, and
-a cell whose verdict is PASS, whose parsed.json exists and whose meta
-matches what would run now (workloads, windows, seed, kernel image,
-guest image) is not run again (done())."""
+a kill leaves the earlier cell as it was.  A cell whose verdict is PASS,
+whose parsed.json exists and whose meta matches what would run now
+(workloads, windows, seed, kernel image, guest image) is not run again,
+except for the workloads its parsed.json lacks or marks failed
+(missing()): those boot again, alone, and merge into it (merge())."""
 import glob
 import hashlib
 import json
@@ -29,12 +33,19 @@ class Cell:
     mode: str                   # icount, real or cost
     works: list                 # [(workload, seconds)]
     seed: int = None            # bench.sh set.seed; the repeat unless given
+    only: tuple = None          # the workloads this boot runs, when not all:
+                                # a rerun of those a kept cell lacks
     name: str = field(init=False)
 
     def __post_init__(self):
         if self.seed is None:
             self.seed = self.repeat
         self.name = f"{self.config}-{self.vcpus}cpu-{self.mode}-r{self.repeat}"
+
+    @property
+    def boot_works(self):
+        """[(workload, seconds)] this boot runs: works, or those of only."""
+        return [(w, s) for w, s in self.works if self.only is None or w in self.only]
 
 
 def atomic_write(path, text):
@@ -97,19 +108,42 @@ def cell_cmdline(meta):
     return cmd[a + 4:t] if 0 <= a < t else None
 
 
-def done(d, cell, kernel, image, cmdline):
-    """PASS, parsed, and run with the same workloads, seed, kernel image,
-    guest image (mkinitramfs.sh makes the same image from the same inputs,
-    so a change to bench.sh reruns the cells) and kernel command line
-    (which carries every workload's parameters: a changed period in
-    workloads.toml reruns the cells that run it)."""
+def missing(d, cell, kernel, image, cmdline):
+    """The workloads of cell to run: none when d holds all of them, those
+    it lacks or marks failed when d is a cell to keep, every one otherwise.
+    A cell is kept when it passed, was parsed, and ran with the same
+    workloads, seed, kernel image, guest image (mkinitramfs.sh makes the
+    same image from the same inputs, so a change to bench.sh reruns the
+    cells) and kernel command line (which carries every workload's
+    parameters: a changed period in workloads.toml reruns the cells that
+    run it).  A cost cell is kept or run whole."""
+    every = [w for w, _ in cell.works]
     meta = read_json(os.path.join(d, "meta.json"))
-    return bool(meta) and verdict(d).startswith("PASS") and \
-        os.path.exists(os.path.join(d, "parsed.json")) and \
-        meta.get("workloads") == dict(cell.works) and meta.get("seed") == cell.seed and \
-        meta.get("kernel_sha256") == file_id(kernel) and \
-        meta.get("image_sha256") == file_id(image) and \
-        cell_cmdline(meta) == cmdline
+    parsed = read_json(os.path.join(d, "parsed.json"))
+    if not (meta and parsed is not None and verdict(d).startswith("PASS") and
+            meta.get("workloads") == dict(cell.works) and meta.get("seed") == cell.seed and
+            meta.get("kernel_sha256") == file_id(kernel) and
+            meta.get("image_sha256") == file_id(image) and
+            cell_cmdline(meta) == cmdline):
+        return every
+    if cell.mode == "cost":
+        return []
+    runs = parsed.get("runs") or {}
+    return [w for w in every if w not in runs]
+
+
+def done(d, cell, kernel, image, cmdline):
+    """Nothing of cell is left to run (missing())."""
+    return not missing(d, cell, kernel, image, cmdline)
+
+
+def next_rerun(final):
+    """The directory of final's next rerun boot, rerun-N (N past every
+    one there, a half-merged one included)."""
+    n = [int(x.rsplit("-", 1)[1]) for x in os.listdir(final)
+         if x.startswith("rerun-") and x.rsplit("-", 1)[1].isdigit()] \
+        if os.path.isdir(final) else []
+    return os.path.join(final, f"rerun-{max(n, default=0) + 1}")
 
 
 def finish(work, final, meta, verdict_line, parsed):
@@ -123,6 +157,54 @@ def finish(work, final, meta, verdict_line, parsed):
     if os.path.exists(final):
         shutil.rmtree(final)
     os.replace(work, final)
+
+
+def merge(work, final, boot, verdict_line, parsed):
+    """A rerun boot of some of final's workloads (work, its run directory)
+    into the kept cell final.  work becomes final/rerun-N; each workload it
+    measured moves into final/results/ (the failed attempt's directory to
+    rerun-N/replaced/); one it did not keeps its mark, now with the rerun's
+    reason and log; then parsed.json, then meta.json, which lists the
+    boot in "reruns".  A kill part way leaves the workload marked failed
+    in parsed.json, so the next run boots it again."""
+    sub = next_rerun(final)
+    rel = os.path.relpath(sub, final)
+    with open(os.path.join(work, "verdict"), "w") as f:
+        f.write(verdict_line + "\n")
+    os.replace(work, sub)
+    kept = read_json(os.path.join(final, "parsed.json"))
+    meta = read_json(os.path.join(final, "meta.json"))
+    runs, failed = kept.setdefault("runs", {}), kept.setdefault("failed", {})
+    names = boot["workloads"]
+    if parsed is None:
+        for w in names:
+            failed[w] = {"reason": f"rerun boot: {verdict_line}",
+                         "log": os.path.join(rel, "console.log")}
+    else:
+        for w, m in parsed["runs"].items():
+            old = os.path.join(final, "results", w)
+            if os.path.exists(old):
+                os.makedirs(os.path.join(sub, "replaced"), exist_ok=True)
+                os.replace(old, os.path.join(sub, "replaced", w))
+            os.replace(os.path.join(sub, "results", w), old)
+            runs[w] = m
+            failed.pop(w, None)
+        for w, f in parsed.get("failed", {}).items():
+            failed[w] = dict(f, log=os.path.join(rel, f["log"]))
+    atomic_write(os.path.join(final, "parsed.json"), json.dumps(kept, default=str))
+    meta.setdefault("reruns", []).append(dict(boot, dir=rel, verdict=verdict_line))
+    atomic_write(os.path.join(final, "meta.json"), json.dumps(meta, indent=1))
+
+
+def failed_workloads(bench):
+    """[(cell, workload, reason, log)] of every workload a passed cell of
+    bench marks failed; log is a path (the file that shows why)."""
+    out = []
+    for d, meta, p in load(bench):
+        for w, f in sorted(((p or {}).get("failed") or {}).items()):
+            out.append((meta.get("cell", os.path.basename(d)), w, f.get("reason", "?"),
+                        os.path.join(d, f.get("log", "console.log"))))
+    return out
 
 
 def files(bench, name):

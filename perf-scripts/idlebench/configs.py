@@ -33,8 +33,7 @@ CONFIGS = {c.name: c for c in (
            expect="interrupt rule adaptive, not learning, no prewake", vcpus=(2,),
            default=False),
     # the RFC-baseline predictor of the series (sched_idle_rule=), which
-    # did not learn either; on every vCPU count since 2026-12-05 (issue 13
-    # asks for each device workload on 1 and 2 vCPUs for all four)
+    # did not learn either; on every vCPU count, like the others
     Config("sched-rfc", "patched.bzImage", "sched_idle_rule=rfc sched_idle_learn=0",
            governor="sched_idle", expect="interrupt rule rfc, not learning, no prewake"),
     # sched with the timer set ahead of a deep state's exit (patch 16,

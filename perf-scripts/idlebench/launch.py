@@ -1,6 +1,11 @@
 """Launching one cell: its kernel command line and QEMU devices, the host
 traffic it needs, guest-image/run-qemu.sh (boot, collect, judge), then
-the host-side post-processing and the cell's files (cells.finish)."""
+the host-side post-processing and the cell's files (cells.finish, or
+cells.merge for a boot of only the workloads a kept cell lacks).
+
+A workload whose output is missing or does not parse fails alone: the
+cell keeps the others and parsed.json marks it under "failed" with the
+reason and the log that shows it (a path relative to the cell)."""
 import os
 import re
 import shutil
@@ -70,14 +75,14 @@ COST_ARGS = "hpet=disable cpuidle_cost.enable=1"
 
 def guest_words(cell, s):
     """bench.sh's arguments (init passes guest.args, ':'-separated)."""
-    ws = [s.workloads[n] for n, _ in cell.works]
+    ws = [s.workloads[n] for n, _ in cell.boot_works]
     if cell.mode == "cost":
         words = ["set.perf=0", f"set.seed={cell.seed}"]
     else:
         words = list(CONFIGS[cell.config].guest_sets) + [f"set.seed={cell.seed}"]
     if any(w.traffic for w in ws):
         words += [f"nic={mac.replace(':', '-')},{addr}/24" for mac, addr, _ in NICS]
-    for w, (_, secs) in zip(ws, cell.works):
+    for w, (_, secs) in zip(ws, cell.boot_works):
         words += w.guest_words(secs, PORTS)
     return words
 
@@ -98,7 +103,7 @@ def kernel_cmdline(cell, s):
 
 def qemu_devices(cell, s):
     """run-qemu.sh's device options of a cell."""
-    ws = [s.workloads[n] for n, _ in cell.works]
+    ws = [s.workloads[n] for n, _ in cell.boot_works]
     dev = ["-H", str(HPET_COMPARATORS)]
     # the disk only when a workload reads it: its reads (the partition scan
     # at boot included) complete in host time, so a boot with a disk is
@@ -127,7 +132,7 @@ def run_qemu_cmd(cell, s, work):
     # 2 vCPUs, and grows with the vCPUs (one host thread runs them all);
     # -icount: OVMF prints nothing for minutes when the host is loaded
     per_s = 6 if cell.mode == "real" else max(25, 8 * cell.vcpus)
-    budget = 120 + 30 * cell.vcpus + sum(secs for _, secs in cell.works) * per_s
+    budget = 120 + 30 * cell.vcpus + sum(secs for _, secs in cell.boot_works) * per_s
     quiet = 120 if cell.mode == "real" else 300
     return cmd + qemu_devices(cell, s) + ["-a", kernel_cmdline(cell, s),
                                           "-t", str(budget + 180), "-q", str(quiet)]
@@ -204,19 +209,35 @@ def summarize_cost(res):
     return {"cost": c, "runs": {}, "info": info}, None
 
 
+# A test knob: the workloads named here (comma-separated) lose their
+# cyclictest.json before the parse, as a lost file would, so that a
+# workload's failure and its rerun can be shown on a boot that went well.
+DROP_ENV = "IDLEBENCH_DROP_OUTPUT"
+
+
 def collect(cell, final, res):
-    """Host-side post-processing of a PASS cell: (parsed, None) or (None, verdict)."""
-    for name, _ in cell.works:
+    """Host-side post-processing of a PASS cell: (parsed, None) or (None,
+    verdict) when the boot's own files (bench-info) are unusable.  A
+    workload's failure stays in parsed["failed"], its log relative to
+    the cell directory."""
+    for name, _ in cell.boot_works:
         g = final + f".udpgen-{name}.log"
-        if os.path.exists(g):
+        if os.path.exists(g) and os.path.isdir(os.path.join(res, name)):
             shutil.move(g, os.path.join(res, name, "udpgen.log"))
     if cell.mode == "cost":
         return summarize_cost(res)
-    host_perf(res, cell.works)
+    for name in filter(None, os.environ.get(DROP_ENV, "").split(",")):
+        p = os.path.join(res, name, "cyclictest.json")
+        if os.path.exists(p):
+            os.unlink(p)
+    host_perf(res, cell.boot_works)
     try:
-        return parse.parse_cell(res), None
+        parsed = parse.parse_cell(res, [w for w, _ in cell.boot_works])
     except parse.ParseError as e:
         return None, f"FAIL: parse: {e}"
+    for f in parsed["failed"].values():
+        f["log"] = os.path.join("results", f["log"])
+    return parsed, None
 
 
 def read_verdict(work, out):
@@ -252,6 +273,14 @@ def run(cell, s, cells_dir):
     if verdict.startswith("PASS"):
         parsed, failed = collect(cell, final, os.path.join(work, "results"))
         verdict = failed or verdict
+    if cell.only is not None:
+        sub = cells.next_rerun(final)
+        boot = {"workloads": [w for w, _ in cell.boot_works], "wall_s": round(wall, 1),
+                "cmdline": kernel_cmdline(cell, s), "console": os.path.join(sub, "console.log"),
+                "qemu_cmd": " ".join(cmd)}
+        cells.merge(work, final, boot, verdict, parsed)
+        return dict(boot, cell=cell.name, verdict=verdict,
+                    failed=_failed(final, boot["workloads"]))
     kernel = os.path.join(s.kernels, CONFIGS[cell.config].kernel)
     meta = {"cell": cell.name, "config": cell.config, "vcpus": cell.vcpus,
             "kernel_sha256": cells.file_id(kernel),
@@ -262,4 +291,12 @@ def run(cell, s, cells_dir):
             "cmdline": kernel_cmdline(cell, s),
             "console": os.path.join(final, "console.log"), "qemu_cmd": " ".join(cmd)}
     cells.finish(work, final, meta, verdict, parsed)
-    return dict(meta, verdict=verdict)
+    return dict(meta, verdict=verdict, failed=_failed(final))
+
+
+def _failed(final, names=None):
+    """{workload: (reason, log path)} of those of names (None: every one)
+    that final's parsed.json marks failed."""
+    p = cells.read_json(os.path.join(final, "parsed.json")) or {}
+    return {w: (f["reason"], os.path.join(final, f["log"]))
+            for w, f in (p.get("failed") or {}).items() if names is None or w in names}

@@ -267,10 +267,14 @@ def parse_run(d, model=None, ncpu=None):
     if os.path.exists(eb) and os.path.exists(ea):
         b, a2 = parse_cpu_kv(_read(eb), eb), parse_cpu_kv(_read(ea), ea)
         m["energy_mj"], m["power_mw"] = energy.measured_power(b, a2)
+        m["emu_window_s"] = energy.counters_window_ns(b, a2) / 1e9
     tr = os.path.join(d, "trace.txt")
     if os.path.exists(tr) and model:
-        periods, sel, span = parse_trace(_read(tr), tr)
-        m["oracle_power_mw"] = energy.oracle_power_mw(periods, span, model, ncpu)
+        text = _read(tr)
+        _periods, sel, _span = parse_trace(text, tr)
+        win = m.get("emu_window_s")
+        m.update(energy.trace_metrics(text, tr, model, ncpu, None if win is None else win * 1e9,
+                                      m.get("power_mw")))
         if sel:
             # which input won is taken from the kernel's own counters
             # (sched_idle stats), not re-derived from the event fields
@@ -306,18 +310,58 @@ def parse_info(path):
     return dict(ln.split("=", 1) for ln in _read(path).splitlines() if "=" in ln)
 
 
-def parse_cell(results):
-    """Every workload of one boot: {workload: metrics}, plus 'info'."""
+def workload_failed(d):
+    """bench.sh's mark of a workload that failed in the guest (d/failed:
+    the reason, then log=FILE relative to the results directory):
+    {"reason", "log"}, or None when d has no mark."""
+    p = os.path.join(d, "failed")
+    if not os.path.exists(p):
+        return None
+    lines = _read(p).splitlines()
+    logs = [x[4:] for x in lines if x.startswith("log=")]
+    return {"reason": (lines[0].strip() if lines else "") or "failed in the guest (no reason)",
+            "log": logs[-1] if logs else "run.log"}
+
+
+# what a parser may raise on output it did not expect besides ParseError:
+# the workload fails with it, the boot's other workloads are kept
+_UNEXPECTED = (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError, OSError)
+
+
+def parse_cell(results, names=None):
+    """Every workload of one boot: {"runs": {workload: metrics}, "failed":
+    {workload: {"reason", "log"}}, "info", "model"}.  names: the workloads
+    the boot ran (default: those bench-info lists).  A workload that the
+    guest marked failed, that left no directory, or whose files do not
+    parse is in "failed" (reason in one line, log relative to results),
+    the others in "runs"; only a boot without a readable bench-info (or
+    emu-model) raises ParseError."""
     info = parse_info(os.path.join(results, "bench-info"))
     model = None
     mp = os.path.join(results, "emu-model")
     if os.path.exists(mp):
         model = parse_model(_read(mp), mp)
-    out = {"info": info, "model": model, "runs": {}}
-    for w in info.get("workloads", "").split():
-        name = w.split("=")[0]
-        out["runs"][name] = parse_run(os.path.join(results, name), model,
-                                      int(info.get("cpus", 0)) or None)
+    out = {"info": info, "model": model, "runs": {}, "failed": {}}
+    if names is None:
+        names = [w.split("=")[0] for w in info.get("workloads", "").split()]
+    top = os.path.join(results, "")
+    for name in names:
+        d = os.path.join(results, name)
+        mark = workload_failed(d)
+        if mark is None and not os.path.isdir(d):
+            mark = {"reason": f"no output: the guest wrote no {name}/", "log": "run.log"}
+        if mark is None:
+            try:
+                out["runs"][name] = parse_run(d, model, int(info.get("cpus", 0)) or None)
+            except (ParseError,) + _UNEXPECTED as e:
+                why = str(e) if isinstance(e, ParseError) else f"{type(e).__name__}: {e}"
+                why = " ".join(why.replace(top, "").split())
+                # the file the parser names, else the workload's directory
+                f = why.split(":", 1)[0]
+                mark = {"reason": f"parse: {why}",
+                        "log": f if os.path.isfile(os.path.join(results, f)) else name}
+        if mark is not None:
+            out["failed"][name] = mark
     return out
 
 

@@ -72,9 +72,9 @@ def plan(req, workloads):
 def estimate(cell):
     v = cell.vcpus
     if cell.mode == "real":
-        return 12 + sum(2 + 2.0 * s for _, s in cell.works)
+        return 12 + sum(2 + 2.0 * s for _, s in cell.boot_works)
     per_s = 3.0 * v
-    return 21 + 12 * v + sum(2 + per_s * s for _, s in cell.works)
+    return 21 + 12 * v + sum(2 + per_s * s for _, s in cell.boot_works)
 
 
 def estimate_total(cells, jobs):

@@ -64,7 +64,7 @@ class Workload:
     @property
     def device(self):
         """Driven by a device (or what stands for one): the report holds
-        these to the issue's device-interrupt targets."""
+        these to the device-interrupt targets (report/tables.py TARGETS)."""
         return bool(self.rtc_hz or self.blk_period_us or self.gen or self.traffic)
 
     def mode(self, timing):

@@ -84,20 +84,25 @@ class ModelTraceTest(unittest.TestCase):
         self.assertEqual(sel[0]["irq"], 30)
         self.assertEqual(sel[0]["latency_req_ns"], -1)
         model = parse.parse_model(fx("emu-model"))
-        # 1000 us in C6 (50 mW, exit 133 us at 2000 mW, 20 uJ), 10 us in C1
-        # (1000 mW, exit 2 us at 2000 mW), 990 us active (2000 mW) over 2 ms:
-        # (50 + 266 + 20) + (10 + 4) + 1980 uJ = 2.33 mJ / 2 ms = 1165 mW
-        self.assertAlmostEqual(energy.oracle_power_mw(periods, span, model, 1), 1165.0, places=3)
+        # 1000 us entered as C6 (exit 133 us): 867 us halted, C6 the least
+        # (43.35 + 266 + 20 uJ); 10 us entered as C1E (exit 10 us): 0 us
+        # halted, where polling costs nothing and C1E its exit (20 uJ);
+        # 990 us active (1980 uJ); over 2 ms
+        e = energy.run_energy(periods, span, model, 1)
+        self.assertAlmostEqual(e["model_power_mw"], (329.35 + 20 + 1980) / 2, places=6)
+        self.assertAlmostEqual(e["oracle_power_mw"], (329.35 + 0 + 1980) / 2, places=6)
+        self.assertEqual(e["trace_span_s"], 0.002)
 
     def test_oracle_charges_the_drivers_formula(self):
         model = parse.parse_model(fx("emu-model"))
-        # the driver's emu_idle_entry_energy_pj() for 1 ms in C6: halted
-        # power, the exit latency at active power, the entry energy
+        # the driver's emu_idle_entry_energy_pj() for 1 ms halted in C6:
+        # halted power, the exit latency at active power, the entry energy
         self.assertEqual(energy.period_energy_pj(model, 3, 1e6), 1e6 * 50 + 133e3 * 2000 + 20e6)
         self.assertEqual(energy.period_energy_pj(model, 0, 1e6), 1e6 * 2000)  # polling
-        self.assertEqual(energy.oracle_state(model, 599), 2)
-        self.assertEqual(energy.oracle_state(model, 600), 3)
-        self.assertEqual(energy.oracle_state(model, 1), 0)
+        # the traced period holds the exit spin: halted = period - exit
+        self.assertEqual(energy.halted_ns(model, 3, 1e6), 1e6 - 133e3)
+        self.assertEqual(energy.halted_ns(model, 2, 5e3), 0)
+        self.assertEqual(energy.halted_ns(model, 0, 5e3), 5e3)
 
     def test_span_is_the_window(self):
         # perf sched timehist keeps the rows inside this span (launch.host_perf)
@@ -160,6 +165,14 @@ class RunTest(unittest.TestCase):
         self.assertEqual(m["irqs"], {"8:rtc0": 1024, "30:virtio2-input.0": 100, "LOC": 600})
         self.assertAlmostEqual(m["window_s"], 2.5)
         self.assertEqual(m["si_selects"], 1)
+        # the trace's energy: cpu0's periods as in test_trace_and_oracle,
+        # cpu1 without an event (active); the counters' window is 1 s
+        self.assertAlmostEqual(m["model_power_mw"], (329.35 + 20 + 1980 + 4000) / 2, places=6)
+        self.assertAlmostEqual(m["oracle_power_mw"], (329.35 + 0 + 1980 + 4000) / 2, places=6)
+        self.assertAlmostEqual(m["model_measured_ratio"], m["model_power_mw"] / 1500.0)
+        self.assertAlmostEqual(m["emu_window_s"], 1.0)
+        self.assertEqual(m["oracle_above_periods"], 0)
+        self.assertEqual(energy.check(m), [])
 
     def test_missing_file(self):
         os.unlink(os.path.join(self.d, "after.states"))

@@ -98,6 +98,10 @@ class ReportMatrixTest(unittest.TestCase):
         self.assertIn("sched/sched-rfc", text)
         self.assertIn("selection cost per idle entry: no verdict", text)
         self.assertIn("- teo-4cpu-icount-r2: FAIL: console lacks 'x' (log: `x`)", text)
+        # no run has a trace: the section says nothing was checked
+        self.assertIn("## Oracle violations", text)
+        self.assertIn("- no run could be checked", text)
+        self.assertNotIn("physical limit", text)
 
 
 

@@ -8,7 +8,7 @@ import os
 
 from .. import cells, cost
 from ..cells import atomic_write, read_json
-from . import plots, prose, tables
+from . import oracle, plots, prose, tables
 from .tables import CONFIGS
 
 
@@ -36,6 +36,10 @@ def load(bench, workloads, costs=None):
                     costs.setdefault(meta["config"], {}).setdefault(w, []).append(x)
             continue
         for w, m in p["runs"].items():
+            # runs parsed before the oracle was the energy minimum
+            ncpu = int(p.get("info", {}).get("cpus", 0) or 0) or meta.get("vcpus")
+            m["_refreshed"] = oracle.refresh(os.path.join(d, "results", w), m,
+                                             p.get("model"), ncpu)
             own = workloads[w].timing if w in workloads else meta["mode"]
             if meta["mode"] != own:
                 w = f"{w}@{meta['mode']}"
@@ -66,10 +70,18 @@ def build(bench, out, noise_dir, workloads):
                              lambda w: w in workloads and workloads[w].device))
     L.append(f"- {cost_verdict or 'selection cost per idle entry: no verdict (needs the cost boots of sched and menu)'}"
              " (details in \"Selection cost per idle entry\").\n")
+    L.extend(oracle.section(runs))
     if failed:
         L.append("## Failed boots\n")
         for m in failed:
             L.append(f"- {m['cell']}: {m['verdict']} (log: `{m['console']}`)")
+        L.append("")
+    # a boot keeps its other workloads when one fails (idlebench/cells.py)
+    wfailed = cells.failed_workloads(bench)
+    if wfailed:
+        L.append("## Failed workloads\n")
+        for cell, w, why, log in wfailed:
+            L.append(f"- {cell} {w}: {why} (log: `{log}`)")
         L.append("")
     losses, noise = [], {}
     for w in works:

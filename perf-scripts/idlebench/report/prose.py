@@ -27,9 +27,6 @@ def host_info():
     return f"{platform.node()} ({platform.system()} {platform.release()}, {os.cpu_count()} CPUs, {cpu})", q
 
 
-# The bench issue's targets, on 2 vCPUs: (metric, limit on sched / best of
-
-
 COST_NOTE = (
     "Measured in three boots per configuration, seeds 1-3 (bench.py's cost stage; one "
     "with --quick): 2 vCPUs, "
@@ -147,12 +144,22 @@ METHOD = (
     "Cells read `mean ±95% CI (cv) n=repeats`. Ratios are sched/menu, sched/teo and "
     "teo/menu of the means; `*` marks Welch's t-test p < 0.05, `†` disjoint 95% "
     "confidence intervals. For every metric lower is better. Power is the "
-    "emulated driver's energy model (cpuidle_emu/model) averaged over the window and "
-    "summed over CPUs; the oracle puts every real idle period (power:cpu_idle "
-    "enter/exit) in the deepest state whose target residency fits it, charged by the "
-    "driver's own formula (the period at the state's power, its exit latency at active "
-    "power, its entry energy; perf-scripts/idlebench/energy.py; idle-loop/ compiles the driver's own model): "
-    "the physical limit for the same run.\n")
+    "emulated driver's energy model (cpuidle_emu/model) as its own counters "
+    "(cpuidle_emu/stats) charged it over the window, summed over CPUs. The row \"same, "
+    "from the trace's idle periods\" charges every traced idle period (power:cpu_idle "
+    "enter to exit) by the driver's formula in the state the kernel entered: the time "
+    "halted (the "
+    "period less that state's exit latency, which the driver spins out before the "
+    "exit is traced) at the state's power, its exit latency at active power, its "
+    "entry energy; time outside the periods at active power. The oracle charges each "
+    "period the same way in the state of least energy for its halted time, over all "
+    "the model's states, polling included: the least any choice of states could have "
+    "spent on the same wake times, which the deepest state whose target residency "
+    "fits is not (skx: C6 costs less than C1E from 484 us halted, below its 600 us "
+    "residency). A governor's different choices would have moved later wake times, "
+    "which the oracle does not model (perf-scripts/idlebench/energy.py; idle-loop/ "
+    "compiles the driver's own model and takes the same minimum). Its bounds are "
+    "checked on every run under \"Oracle violations\".\n")
 
 
 def caveats(bench):

@@ -1,5 +1,5 @@
 """The report's tables: per workload and vCPU count, the headline against
-the issue's targets, the selection cost, the noise comparison."""
+the targets, the selection cost, the noise comparison."""
 import os
 
 from .. import cells, cost, stats
@@ -19,6 +19,9 @@ METRICS = [
     ("miss_above", "  too deep (above)/usage"),
     ("miss_below", "  too shallow (below)/usage"),
     ("power_mw", "modelled power (mW, all CPUs)"),
+    # the same charged from the trace: where it parts from power_mw, the
+    # trace misses idle time or the formula is not the driver's
+    ("model_power_mw", "  same, from the trace's idle periods (mW)"),
     ("oracle_power_mw", "oracle power (mW, all CPUs)"),
     ("idle_entries", "idle entries"),
     # dev* workloads: the HPET generator's handler lateness (wakeup latency
@@ -74,19 +77,30 @@ def values(group, cfg, key):
     return [m.get(key) for m in group.get(cfg, []) if m.get(key) is not None]
 
 
-TARGETS = [("miss_rate", 0.7), ("power_mw", 1.0), ("ct_p99_us", 1.05), ("ps_p99_us", 1.05),
-           ("dev_lat_p99_us", 1.05)]
+# The targets on device-interrupt workloads, 2 vCPUs: (metric, its name,
+# the limit on sched's mean over the better governor's).  On the other
+# workloads the limit is 1.0: no worse than either governor.
+TARGETS = [("miss_rate", "misprediction", 0.7), ("power_mw", "power", 1.0),
+           ("ct_p99_us", "cyclictest p99", 1.05), ("ps_p99_us", "perf sched p99", 1.05),
+           ("dev_lat_p99_us", "generator lateness p99", 1.05)]
+# sched's modelled power over the oracle's, same runs
+ORACLE_TARGET = 1.10
+
+
+def target_prose():
+    """The targets of TARGETS in words, for the headline."""
+    parts = [f"{name} <= {limit:g}x" for _key, name, limit in TARGETS]
+    parts.insert(2, f"power within {ORACLE_TARGET:.2f}x of the oracle")
+    return ", ".join(parts)
 
 
 def headline(runs, works, device):
     """The summary table: sched against the better of menu and teo on 2
-    vCPUs, per workload, with the issue's targets marked met or missed.
+    vCPUs, per workload, with the targets marked met or missed.
     device(w): whether workload w is driven by a device (Workload.device)."""
     L = ["## Headline (2 vCPUs)\n",
          "sched's mean divided by the better (lower) mean of menu and teo; `ok` "
-         "where the bench issue's target holds (misprediction <= 0.7x, power <= 1.0x "
-         "and within 1.10x of the oracle, cyclictest, perf sched and generator lateness "
-         "p99 <= 1.05x on "
+         f"where the target holds ({target_prose()} on "
          "device-interrupt workloads; no worse than either on the others), `MISS` "
          "where it does not. `*` after a ratio: sched differs from that better "
          "governor by Welch's t-test (p < 0.05) over the repeats; a `MISS` without it "
@@ -100,7 +114,7 @@ def headline(runs, works, device):
             continue
         is_device = device(w.split("@")[0])
         row = []
-        for key, limit in TARGETS:
+        for key, _name, limit in TARGETS:
             ours = values(g, "sched", key)
             others = [(stats.mean(values(g, c, key)), values(g, c, key))
                       for c in ("menu", "teo") if values(g, c, key)]
@@ -119,7 +133,7 @@ def headline(runs, works, device):
                 orc = values(g, "sched", "oracle_power_mw")
                 if orc and stats.mean(orc):
                     r = stats.mean(ours) / stats.mean(orc)
-                    row.append(f"{r:.2f} {'ok' if r <= 1.10 else 'MISS'}")
+                    row.append(f"{r:.2f} {'ok' if r <= ORACLE_TARGET else 'MISS'}")
                 else:
                     row.append("n/a")
         L.append(f"| {w} | " + " | ".join(row) + " |")
@@ -319,7 +333,7 @@ def workload_tables(g, w, v, losses, noise):
     return L
 
 
-CV_GOAL = 0.05  # issue 13: misprediction cv across repeats (seeds)
+CV_GOAL = 0.05  # misprediction cv across repeats (seeds)
 
 
 def cv_goal_section(runs, works, device):
