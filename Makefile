@@ -6,6 +6,8 @@
 #                 short run; WORKLOADS=FILE runs the workloads of a TOML
 #                 file in the form of perf-scripts/workloads.toml)
 #   make test     everything testable, ending in "N passed, N failed"
+#   make test-controls  the boot-level negative controls of make test's
+#                 guest checks: each boot must fail its check
 #   make test-robust  debug kernel (lockdep, KASAN, UBSAN, kmemleak) with
 #                 rcutorture under CPU/IRQ churn; not in CI (build time)
 #   make tree     build/linux: pinned Debian tree + series/ (git am)
@@ -28,7 +30,7 @@ ARGS ?=
 GUEST_SRCS := guest-image/mkinitramfs.sh guest-image/init guest-image/passwd \
 	perf-scripts/record.sh $(wildcard guest-image/guest/*.sh guest-image/tools/*.[ch])
 
-.PHONY: all deps tree series kernels image smoke test test-robust bench report replay shell clean
+.PHONY: all deps tree series kernels image smoke test test-controls test-robust bench report replay shell clean
 
 all: kernels image
 
@@ -58,6 +60,9 @@ smoke: kernels image
 
 test:
 	@scripts/test.sh
+
+test-controls: kernels image
+	@scripts/test-controls.sh
 
 test-robust:
 	@scripts/test-robust.sh

@@ -5,8 +5,9 @@
  * the tree, over a recorded interrupt and idle trace, once per prediction
  * rule, and the cpuidle governors (drivers/cpuidle/governors/menu.c,
  * teo.c, also unchanged) as the cpuidle core calls them, and compare each
- * choice with an oracle that knew the actual idle period.  See README.md
- * for the input formats and the output.
+ * choice with what knew the actual idle period: the fit (the deepest state
+ * whose target residency fits it) and the oracle (the state of least
+ * energy for it).  See README.md for the input formats and the output.
  *
  * main.c: the options, then read (parse.c), replay (replay.c, exact.c)
  * and print (output.c).

@@ -2,8 +2,9 @@
 /*
  * output.c: what the replay prints (README.md, "What it writes"): the
  * exact replay's summary, then per row (rule, governor, kernel) the
- * error quantiles, too-deep and too-shallow rates and energy, as text
- * with the per-CPU rows and the confusion tables, or as CSV.
+ * error quantiles, too-deep and too-shallow rates (against the fit) and
+ * energy (against the oracle), as text with the per-CPU rows and the
+ * confusion tables (chosen against fit), or as CSV.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -175,7 +176,7 @@ void print_text(void)
 	for (r = 0; r < NR_ROWS; r++) {
 		if (!row_exists(r) || !rule_on[r])
 			continue;
-		printf("\n%s: chosen (rows) vs oracle (columns)\n%-8s", row_name(r), "");
+		printf("\n%s: chosen (rows) vs fit (columns)\n%-8s", row_name(r), "");
 		for (b = 0; b < drv.state_count; b++)
 			printf(" %9s", drv.states[b].name);
 		printf("\n");

@@ -5,8 +5,11 @@
  * (kernel/irq/predict.c) and state choice (kernel/sched/idle_select.c),
  * every governor (drivers/cpuidle/governors/menu.c, teo.c) is called as
  * the cpuidle core calls it, and each choice, like the traced kernel's,
- * is counted against the oracle that knew the actual idle period.  The
- * actual periods are the trace's, whatever was chosen.  See README.md.
+ * is counted against two references that knew the actual idle period:
+ * the fit (the deepest state whose target residency fits it: too deep,
+ * too shallow, the confusion table) and the oracle (the state of least
+ * energy for it: the energy).  The actual periods are the trace's,
+ * whatever was chosen.  See README.md.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -162,6 +165,10 @@ static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int
 		return predict_rmean(pc, now, irq);
 	case RULE_NORING:
 		return predict_noring(pc, now, irq);
+#ifdef REPLAY_BUSTED
+	case RULE_ADAPTIVE:	/* make control: the series' rule blind to interrupts */
+		return U64_MAX;
+#endif
 	case RULE_ENERGY:	/* its point, for the error columns; energy_irq_ns() decides */
 	case RULE_DMEDIAN:
 	case RULE_HYBRID:
@@ -470,20 +477,29 @@ static void record_err(struct rule_stats *s, double err)
 	s->err[s->nerr++] = err;
 }
 
-static void count_row(struct cpu_state *c, int r, int index, int oracle, u64 actual)
+/* An idle period as every row is counted against it. */
+struct period {
+	u64 actual;	/* entry to exit, as traced */
+	u64 halted;	/* state_halted_ns(): what every state is charged for */
+	int fit;	/* the deepest usable state whose residency fits @actual */
+	int oracle;	/* the usable state of least energy for @halted */
+};
+
+/* Row @r chose @index for the idle period @pd. */
+static void count_row(struct cpu_state *c, int r, int index, const struct period *pd)
 {
 	struct rule_stats *s = &stats[r];
 	struct row_cpu *p = &c->rc[r];
 
 	s->periods++;
-	s->confusion[index][oracle]++;
-	s->energy += state_energy_pj(index, actual);
-	s->oracle_energy += state_energy_pj(oracle, actual);
+	s->confusion[index][pd->fit]++;
+	s->energy += state_energy_pj(index, pd->halted);
+	s->oracle_energy += state_energy_pj(pd->oracle, pd->halted);
 	p->periods++;
-	p->deep += index > oracle;
-	p->shallow += index < oracle;
-	p->energy += state_energy_pj(index, actual);
-	p->oracle_energy += state_energy_pj(oracle, actual);
+	p->deep += index > pd->fit;
+	p->shallow += index < pd->fit;
+	p->energy += state_energy_pj(index, pd->halted);
+	p->oracle_energy += state_energy_pj(pd->oracle, pd->halted);
 }
 
 /* Row @r chose @index where the traced kernel chose @kernel. */
@@ -500,10 +516,11 @@ static void count_kernel(struct cpu_state *c, int r, int index, int kernel)
  * cpuidle_enter_state() measured the residency; the state entered is the
  * traced kernel's (the residency is that state's), or the governor's own
  * choice when the trace has none.  Then the governors' and the traced
- * kernel's choices are counted against the oracle.
+ * kernel's choices are counted against the fit and the oracle.
  */
-static void gov_exit(struct cpu_state *c, size_t idx, u64 actual, int oracle)
+static void gov_exit(struct cpu_state *c, size_t idx, const struct period *pd)
 {
+	u64 actual = pd->actual;
 	const struct event *e = &evs[idx];
 	bool got = tick_got(c, idx);
 	int g;
@@ -523,9 +540,9 @@ static void gov_exit(struct cpu_state *c, size_t idx, u64 actual, int oracle)
 		shim_answers.got_tick = got || c->got_tick_unread[g];
 		shim_governors[g]->reflect(d, entered);
 		c->got_tick_unread[g] = shim_answers.got_tick;
-		if (oracle < 0 || c->gchoice[g] < 0)
+		if (pd->fit < 0 || c->gchoice[g] < 0)
 			continue;
-		count_row(c, ROW_GOV + g, c->gchoice[g], oracle, actual);
+		count_row(c, ROW_GOV + g, c->gchoice[g], pd);
 		if (c->traced_state >= 0 && c->gentries > gov_warmup)
 			count_kernel(c, ROW_GOV + g, c->gchoice[g], c->traced_state);
 		if (dump)
@@ -533,15 +550,15 @@ static void gov_exit(struct cpu_state *c, size_t idx, u64 actual, int oracle)
 				" %d %d\n", row_name(ROW_GOV + g), e->cpu, c->enter_t, actual,
 				c->gsleep == NO_TIME ? -1 : (s64)c->gsleep,
 				c->gnext == NO_TIME ? -1 : (s64)c->gnext,
-				c->gchoice[g], oracle);
+				c->gchoice[g], pd->fit);
 	}
-	if (!rule_on[ROW_KERNEL] || c->traced_state < 0 || oracle < 0)
+	if (!rule_on[ROW_KERNEL] || c->traced_state < 0 || pd->fit < 0)
 		return;
-	count_row(c, ROW_KERNEL, c->traced_state, oracle, actual);
+	count_row(c, ROW_KERNEL, c->traced_state, pd);
 	if (dump)
 		fprintf(dump, "kernel %u %" PRIu64 " -1 %" PRIu64 " -1 %d %d %d\n",
 			e->cpu, c->enter_t, actual, c->tick_stopped_sel,
-			c->traced_state, oracle);
+			c->traced_state, pd->fit);
 }
 
 static void idle_exit(size_t idx)
@@ -549,8 +566,9 @@ static void idle_exit(size_t idx)
 	const struct event *e = &evs[idx];
 	struct cpu_state *c = cpu_get(e->cpu);
 	struct sched_idle_choice ch;
+	struct period pd;
 	u64 actual, timer_ns, learned;
-	int r, oracle, stamped;
+	int r, stamped;
 
 	if (!c->open) {
 		if (native_format)
@@ -569,8 +587,11 @@ static void idle_exit(size_t idx)
 
 	/* the kernel's ring holds a stamp since the entry (irq_predict_wakeup()) */
 	stamped = c->irq_during || woken_by_irq(idx);
-	oracle = sched_idle_select_state(&drv, &dev, actual, c->latency_req);
-	gov_exit(c, idx, actual, oracle);
+	pd.actual = actual;
+	pd.fit = sched_idle_select_state(&drv, &dev, actual, c->latency_req);
+	pd.halted = state_halted_ns(c->traced_state, actual);
+	pd.oracle = states_min_energy(pd.halted, c->latency_req);
+	gov_exit(c, idx, &pd);
 	for (r = 0; r < NR_RULES; r++) {
 		struct rule_stats *s = &stats[r];
 		struct sched_idle_wakeup w = { 0 };
@@ -620,9 +641,9 @@ static void idle_exit(size_t idx)
 				irq_predict_record(&c->pc[r], IRQ_PREDICT_WAKEUP,
 						   c->now_t + actual);
 		}
-		if (index < 0 || oracle < 0)
+		if (index < 0 || pd.fit < 0)
 			continue;
-		count_row(c, r, index, oracle, actual);
+		count_row(c, r, index, &pd);
 		if (w.duration_ns == U64_MAX)
 			s->nopred++;
 		else
@@ -637,7 +658,7 @@ static void idle_exit(size_t idx)
 				actual,
 				timer_ns == NO_TIME ? -1 : (s64)timer_ns,
 				w.irq_ns == U64_MAX ? -1 : (s64)w.irq_ns,
-				index, oracle);
+				index, pd.fit);
 	}
 }
 

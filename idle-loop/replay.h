@@ -189,14 +189,23 @@ void states_read(const char *path);
 void states_setup_poll_limit(void);
 const char *states_name(void);
 bool states_have_power(void);
-double state_energy_pj(int index, u64 idle_ns);
+double state_energy_pj(int index, u64 halted_ns);
+u64 state_halted_ns(int entered, u64 period_ns);
+int states_min_energy(u64 halted_ns, u64 latency_req_ns);
 
 /* ------------------------------------------------------------------ */
 /* The open-loop replay (replay.c). */
 
+/*
+ * A row's counts.  The fit is the deepest usable state whose target
+ * residency fits the actual period (sched_idle_select_state() given it):
+ * the reference of the confusion table and of too deep / too shallow.
+ * The oracle is the usable state of least energy for the period's halted
+ * time (states_min_energy()): the reference of the energy.
+ */
 struct rule_stats {
 	u64 periods, nopred, kernel_seen, kernel_match;
-	u64 confusion[CPUIDLE_STATE_MAX][CPUIDLE_STATE_MAX];
+	u64 confusion[CPUIDLE_STATE_MAX][CPUIDLE_STATE_MAX];	/* [chosen][fit] */
 	double energy, oracle_energy;
 	double *err;		/* predicted - actual, ns */
 	size_t nerr, errcap;

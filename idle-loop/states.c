@@ -172,17 +172,64 @@ bool states_have_power(void)
 }
 
 /*
- * What the driver charges for an idle period of @idle_ns in state @index
- * (its exit latency spun at active power), in pJ: 0 without a model.
+ * What the driver charges for an idle period halted for @halted_ns in
+ * state @index (then its exit latency spun at active power), in pJ: 0
+ * without a model.
  */
-double state_energy_pj(int index, u64 idle_ns)
+double state_energy_pj(int index, u64 halted_ns)
 {
 	const struct cpuidle_state *s = &drv.states[index];
 
 	if (!states_have_power())
 		return 0;
 	if (s->flags & CPUIDLE_FLAG_POLLING)
-		return emu_idle_active_energy_pj(model.active_mw, idle_ns);
+		return emu_idle_active_energy_pj(model.active_mw, halted_ns);
 	return emu_idle_entry_energy_pj(&model.states[index - 1], model.active_mw,
-					idle_ns, s->exit_latency_ns);
+					halted_ns, s->exit_latency_ns);
+}
+
+/*
+ * The halted time of a traced idle period of @period_ns in state
+ * @entered.  The driver spins the exit latency out before the exit is
+ * traced, so the period is the halt and then that spin; polling, or no
+ * traced state (@entered < 0, the native format), it is all the period.
+ * The wakeup ends the halt whatever the state, so every state is charged
+ * for this same time.
+ */
+u64 state_halted_ns(int entered, u64 period_ns)
+{
+	const struct cpuidle_state *s;
+
+	if (entered < 0)
+		return period_ns;
+	s = &drv.states[entered];
+	if (s->flags & CPUIDLE_FLAG_POLLING)
+		return period_ns;
+	return period_ns > s->exit_latency_ns ? period_ns - s->exit_latency_ns : 0;
+}
+
+/*
+ * The oracle: the state of least energy (state_energy_pj()) for an idle
+ * period halted for @halted_ns, among the states the kernel could choose
+ * (enabled, exit latency within @latency_req_ns), the shallowest of
+ * equals; -1 when none is.  Not the deepest state whose target residency
+ * fits: the residencies are not where the energies cross (skx: C6 costs
+ * less than C1E from 484 us halted, C1E less than C1 from 40 us).
+ */
+int states_min_energy(u64 halted_ns, u64 latency_req_ns)
+{
+	double e, best_e = 0;
+	int i, best = -1;
+
+	for (i = 0; i < drv.state_count; i++) {
+		if (dev.states_usage[i].disable ||
+		    drv.states[i].exit_latency_ns > latency_req_ns)
+			continue;
+		e = state_energy_pj(i, halted_ns);
+		if (best < 0 || e < best_e) {
+			best = i;
+			best_e = e;
+		}
+	}
+	return best;
 }

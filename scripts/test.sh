@@ -2,13 +2,17 @@
 # test.sh: everything `make test` runs, each check counted.  Prints
 # "PASS name" or "FAIL name: reason" per check and ends with the line
 # "N passed, N failed"; exits non-zero on any failure.
-#   host:   harness fault tests, replay tests, parser tests
+#   host:   harness fault tests, replay tests, parser and report tests,
+#           every quoted figure has a generated source
 #   series: checkpatch --strict on each patch, each patch builds alone
 #   guests: both kernels boot on 1 and 2 vCPUs (4 for the patched one),
-#           KUnit suites pass (KTAP parsed), each emulated state is
-#           entered, the patched path runs and menu_select never does,
-#           a from-boot trace of the predictor replays exactly, two
+#           the series' KUnit suites pass (KTAP parsed), each emulated
+#           state is entered, the patched path runs and no governor
+#           does, menu and teo replay this run's stock traces, a
+#           from-boot trace of the predictor replays exactly, two
 #           -icount boots with the same seed are identical.
+# Each check has a negative control (control below: it must fail); the
+# ones that need a boot of their own are in scripts/test-controls.sh.
 # Logs: build/test/.  Usage: scripts/test.sh [--no-guests]
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -16,27 +20,7 @@ set -eu
 T=$BUILD/test
 rm -rf "$T"
 mkdir -p "$T"
-passed=0 failed=0
-start=$(date +%s)
-
-pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
-fail() { failed=$((failed + 1)); printf 'FAIL %s: %s\n' "$1" "$2"; }
-# check NAME CMD...: run CMD with its output in build/test/NAME.log
-check() {
-	name=$1
-	shift
-	if "$@" >"$T/$name.log" 2>&1; then
-		pass "$name"
-	else
-		fail "$name" "$(grep -a -E 'error|FAIL|fail' "$T/$name.log" | tail -1 | cut -c1-150) (log: $T/$name.log)"
-	fi
-}
-finish() {
-	echo "make test took $(($(date +%s) - start))s"
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
+. "$TOP/scripts/testlib.sh"
 
 # Set-up failures stop everything: nothing below could run.
 check deps "$TOP/scripts/deps.sh" || { finish; }
@@ -48,12 +32,24 @@ check harness-missing-package sh "$TOP/scripts/tests/missing-pkg.sh"
 check harness-wrong-pin sh "$TOP/scripts/tests/wrong-pin.sh"
 check harness-broken-patch sh "$TOP/scripts/tests/broken-patch.sh"
 check harness-disk-full sh "$TOP/scripts/tests/disk-full.sh"
-[ -f "$TOP/idle-loop/Makefile" ] && check replay make -C "$TOP/idle-loop" test
+check replay make -C "$TOP/idle-loop" test
+# the replay suite against a replay whose rule is wrong on purpose
+check replay-control make -C "$TOP/idle-loop" control
 # menu and teo compiled into the replay choose as the recorded stock kernel
-# did (>= 95% of entries; committed record.sh traces, seconds)
+# did (>= 95% of entries; committed record.sh traces, seconds; the other
+# governor's choices on each trace are the control)
 check replay-governors sh "$TOP/scripts/tests/replay-gov.sh" -f "$T/replay-gov"
-[ -d "$TOP/perf-scripts/tests" ] &&
-	check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests"
+# the guest scripts' judges on files that must fail them
+G=$TOP/guest-image/guest
+: >"$T/empty"
+control control-cost-empty 'no enabled line' sh "$G/cost-check.sh" --judge "$T/empty" off
+control control-emu-states-empty 'FAIL: no counts' sh "$G/emu-states.sh" --judge "$T/empty"
+control control-path-no-trace 'FAIL: no trace' sh "$G/path-check.sh" --judge "$T" sched
+# every figure quoted in the cover letter, a changelog or docs/ is in a
+# generated file; the self-test holds the control (a changed figure fails)
+check figures-self-test python3 "$TOP/scripts/tests/figures.py" --self-test
+check figures python3 "$TOP/scripts/tests/figures.py"
+check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests"
 
 # The series: style, then every prefix of it builds.
 cp=$BUILD/linux/scripts/checkpatch.pl
@@ -75,38 +71,46 @@ check harness-guest-faults sh "$TOP/scripts/tests/guest-faults.sh"
 K=$BUILD/kernels
 ft="ftrace=function ftrace_filter=menu_select,teo_select,sched_idle_select_state"
 I=$BUILD/initramfs.cpio
-boot() {
-	name=$1
-	shift
-	if "$TOP/guest-image/run-qemu.sh" -i "$I" -o "$T/$name" -t 300 -q 120 "$@" >"$T/$name.log" 2>&1; then
-		pass "$name"
-	else
-		fail "$name" "$(cat "$T/$name/verdict" 2>/dev/null || tail -1 "$T/$name.log")"
-	fi
-}
-# kunit NAME: the KTAP of a boot's console, parsed by the tree's kunit.py
+# kunit NAME KERNEL: the series' suites in a boot's KTAP, parsed by the
+# tree's kunit.py; the control: the same log with one suite cut out
 kunit() {
-	log=$T/$1/console.log
-	if [ -f "$log" ] && python3 "$BUILD/linux/tools/testing/kunit/kunit.py" parse \
-		<"$log" >"$T/$1-kunit.log" 2>&1 &&
-		grep -q 'Testing complete' "$T/$1-kunit.log" &&
-		! grep -q -E 'FAILED|CRASHED' "$T/$1-kunit.log"; then
-		pass "$1-kunit ($(grep -o 'Ran [0-9]* tests' "$T/$1-kunit.log" | head -1))"
-	else
-		fail "$1-kunit" "see $T/$1-kunit.log"
-	fi
+	check "$1-kunit" sh "$TOP/scripts/tests/kunit-check.sh" "$2" "$T/$1/console.log"
+	last=$(sed -n 's/^suites: .* \([a-z_0-9]*\)$/\1/p' "$T/$1-kunit.log")
+	last=${last:-none}
+	awk -v s="$last" '$0 ~ "# Subtest: " s "\r?$" { skip = 1 }
+		!skip { print } skip && $0 ~ "ok [0-9]+ " s "\r?$" { skip = 0 }' \
+		"$T/$1/console.log" >"$T/$1-kunit-cut.log"
+	control "control-$1-kunit-cut" "suite $last did not pass" \
+		sh "$TOP/scripts/tests/kunit-check.sh" "$2" "$T/$1-kunit-cut.log"
 }
 
-boot stock-menu-1cpu -k "$K/stock.bzImage" -c 1 -d cpuidle_emu -g menu -a "cpuidle.governor=menu"
-kunit stock-menu-1cpu
-boot stock-teo-2cpu -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g teo -a "cpuidle.governor=teo"
+kunit stock-menu-1cpu stock
+# the stock kernel on 2 vCPUs with menu and with teo, -icount, recording
+# the bench's timer and dev2 workloads: menu and teo compiled into the
+# replay from this tree choose as the kernel did (the floor and the
+# control of replay-governors, on this run's own traces)
+check replay-governors-boot env INITRD="$I" sh "$TOP/scripts/tests/replay-gov.sh" "$T/replay-gov-boot"
 boot stock-menu-states -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -a "cpuidle.governor=menu" -r emu-states
 boot stock-menu-ftrace -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "$ft cpuidle.governor=menu guest.args=governor"
+# the controls of path-check: the stock kernel's calls judged as the
+# patched path's must fail, and the reverse
+control control-path-sched-on-stock 'FAIL: path-check sched' \
+	sh "$G/path-check.sh" --judge "$T/stock-menu-ftrace/results" sched
 for c in 1 2 4; do
 	boot "patched-${c}cpu" -k "$K/patched.bzImage" -c "$c" -d cpuidle_emu -g sched_idle -r path-check -a "$ft guest.args=sched"
 done
-kunit patched-2cpu
+control control-path-governor-on-patched 'FAIL: path-check governor' \
+	sh "$G/path-check.sh" --judge "$T/patched-2cpu/results" governor
+kunit patched-2cpu patched
 boot patched-states -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r emu-states
+# the control of emu-states: each round's counters credited to the next
+# round's state, as if the state the round needed had been left disabled
+f=$T/patched-states/results/emu-states.counts
+[ ! -f "$f" ] || awk 'NR == FNR { if (!($1 in seen)) { seen[$1] = 1; k[n++] = $1 } next }
+	{ for (i = 0; i < n; i++) if (k[i] == $1) break; $1 = k[(i + 1) % n]; print }' \
+	"$f" "$f" >"$T/emu-states-shifted"
+control control-emu-states-shifted 'entered while disabled|never entered' \
+	sh "$G/emu-states.sh" --judge "$T/emu-states-shifted"
 # the predictor's tables: a moved IRQ is forgotten, a freed one sends no IPI
 boot patched-predict -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r predict-check \
 	-x "-global hpet.timers=8" -a "hpet=disable"
@@ -115,6 +119,10 @@ boot patched-nodriver -k "$K/patched.bzImage" -c 2 -r predict-check -a "cpuidle_
 # the selection cost probe (patch 4): counts when on, nothing when off
 boot patched-cost-on -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r cost-check -a "cpuidle_cost.enable=1 guest.args=on"
 boot stock-cost-off -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r cost-check -a "cpuidle.governor=menu guest.args=off"
+control control-cost-on-read-off 'does not read as expected with the probe off' \
+	sh "$G/cost-check.sh" --judge "$T/patched-cost-on/results/cpuidle_cost" off
+control control-cost-off-read-on 'does not read as expected with the probe on' \
+	sh "$G/cost-check.sh" --judge "$T/stock-cost-off/results/cpuidle_cost" on
 # with sched_idle_prewake=1 an hrtimer's task does not wait for the
 # deepest state's exit (patch 16), and by default it does; in virtual
 # time, free of host jitter

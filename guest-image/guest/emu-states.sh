@@ -1,9 +1,44 @@
 #!/bin/sh
-# emu-states.sh RESULTS: each emulated idle state is entered when it is
-# the only halting state enabled and the CPU idles under a 2 ms periodic
-# cyclictest; a state disabled in sysfs is never entered meanwhile.
+# emu-states.sh RESULTS [busted]: each emulated idle state is entered when
+# it is the only halting state enabled and the CPU idles under a 2 ms
+# periodic cyclictest; a state disabled in sysfs is never entered
+# meanwhile.  Each round's usage counters go to RESULTS/emu-states.counts
+# as "K STATE CPU BEFORE AFTER" lines (K: the state left enabled).
+# busted: the control; the round's state is left disabled too, so no
+# state may be entered and the check must fail.
+# emu-states.sh --judge COUNTS: the verdict alone, from a counts file.
 set -eu
-out=$1
+
+# judge COUNTS: for every round K, state K moved on some CPU and no other
+# halting state (state 0 polls and may move) moved on any CPU
+judge() {
+	[ -s "$1" ] || { echo "FAIL: no counts in $1"; return 1; }
+	awk '
+		NF != 5 || $0 ~ /[^0-9 ]/ { printf "FAIL: %s:%d: not K STATE CPU BEFORE AFTER\n", FILENAME, NR; bad = 1; next }
+		{ k = $1; rounds[k] = 1; d = $5 - $4
+		  if ($2 == k) entered[k] += d
+		  else if ($2 != 0 && d != 0) {
+			printf "FAIL: round %d: state%d entered while disabled: +%d on cpu%d\n", k, $2, d, $3
+			bad = 1
+		  } }
+		END {
+			n = 0
+			for (k in rounds) {
+				n++
+				if (entered[k] > 0) printf "state%d: entered %d times while the only halting state\n", k, entered[k]
+				else { printf "FAIL: state%d never entered while the only halting state\n", k; bad = 1 }
+			}
+			if (!n) { print "FAIL: no rounds"; bad = 1 }
+			exit bad
+		}' "$1"
+}
+
+if [ "${1:-}" = --judge ]; then
+	judge "${2:?usage: emu-states.sh --judge COUNTS}"
+	exit $?
+fi
+
+out=$1 busted=${2:-}
 cpu=/sys/devices/system/cpu
 usage() { cat "$cpu/cpu$1/cpuidle/state$2/usage"; }
 states=$(ls -d "$cpu"/cpu0/cpuidle/state* | sed 's/.*state//' | sort -n)
@@ -11,30 +46,28 @@ cpus=$(ls -d "$cpu"/cpu[0-9]* | sed 's/.*cpu//')
 set_disable() { # STATE VALUE on every CPU
 	for c in $cpus; do echo "$2" >"$cpu/cpu$c/cpuidle/state$1/disable"; done
 }
-bad=0
+counts=$out/emu-states.counts
+: >"$counts"
 for k in $states; do
 	[ "$k" = 0 ] && continue
 	for s in $states; do
 		[ "$s" = 0 ] && continue
-		if [ "$s" = "$k" ]; then set_disable "$s" 0; else set_disable "$s" 1; fi
+		if [ "$s" = "$k" ] && [ "$busted" != busted ]; then
+			set_disable "$s" 0
+		else
+			set_disable "$s" 1
+		fi
 	done
-	before=
-	for c in $cpus; do for s in $states; do before="$before $(usage "$c" "$s")"; done; done
+	for c in $cpus; do for s in $states; do eval "b_${c}_$s=$(usage "$c" "$s")"; done; done
 	cyclictest --laptop -q -t 1 -i 2000 -D 1 >/dev/null 2>&1 || true
-	after=
-	for c in $cpus; do for s in $states; do after="$after $(usage "$c" "$s")"; done; done
-	name=$(cat "$cpu/cpu0/cpuidle/state$k/name")
-	# Compare per CPU and state: only state k (and POLL) may move.
-	echo "$before" "|" "$after" | awk -v k="$k" -v n="$(echo $states | wc -w)" -v name="$name" '
-		{ m = (NF - 1) / 2; entered = 0; bad = 0
-		  for (i = 1; i <= m; i++) {
-			s = (i - 1) % n; d = $(i + m + 1) - $i
-			if (s == k) entered += d
-			else if (s != 0 && d != 0) { bad = 1; print "state" s " entered while disabled: +" d }
-		  }
-		  print name ": entered " entered " times while the only halting state"
-		  exit (entered > 0 && !bad) ? 0 : 1 }' | tee -a "$out/emu-states" || bad=1
+	for c in $cpus; do
+		for s in $states; do
+			b=
+			eval "b=\$b_${c}_$s"
+			echo "$k $s $c $b $(usage "$c" "$s")" >>"$counts"
+		done
+	done
 done
 for s in $states; do set_disable "$s" 0; done
-[ "$bad" = 0 ] && echo "emu-states: ok"
-exit "$bad"
+judge "$counts"
+echo "emu-states: ok"

@@ -18,10 +18,11 @@
 #       SAVE=1; seconds; what `make test` runs) instead of booting the
 #       stock kernel (two -icount boots, about 5 minutes; needs
 #       build/kernels/stock.bzImage; INITRD=FILE uses that image).
-# Why 95%: on the committed traces menu matches 98.5% and teo 99.7%; the
-# rest is kernel state no event shows (docs/design.md); a change of the
-# replay, the shims or the tree's governors that costs more than ~3
-# points of menu's share is a regression to look at.
+# Why 95%: the rest is kernel state no event shows (docs/design.md); a
+# change of the replay, the shims or the tree's governors that costs more
+# than a few points of menu's share is a regression to look at.  The
+# control: the other governor's replayed choices on the same trace must
+# fall below the floor, or the floor could not tell the governors apart.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fixtures=0
@@ -71,6 +72,24 @@ if [ "$fixtures" = 0 ]; then
 	fi
 fi
 
+# judge GOV ROWGOV FILE: ROWGOV's replayed choices on GOV's trace match
+# the states the kernel entered for at least min% of min_n or more
+# entries; prints the governor line and a reason on failure
+judge() {
+	line=$(grep "^governor $2:" "$3" || true)
+	[ -n "$line" ] || { echo "no governor $2 line in the replay of $1's trace"; return 1; }
+	echo "$line"
+	m=$(echo "$line" | awk '{ print $3 }') n=$(echo "$line" | awk '{ print $5 }')
+	if [ "$n" -lt "$min_n" ]; then
+		echo "only $n entries compared (want >= $min_n)"
+		return 1
+	fi
+	if [ $((m * 100)) -lt $((n * min)) ]; then
+		echo "$m of $n states match, under $min%"
+		return 1
+	fi
+}
+
 st=0
 for g in menu teo; do
 	mkdir -p "$o/$g"
@@ -85,17 +104,20 @@ for g in menu teo; do
 		{ echo "FAIL: $g: the recorded table names another governor"; exit 1; }
 	"$replay" --states "$o/$g/states" "$o/$g/trace.txt" >"$o/$g/replay.txt" 2>"$o/$g/replay.err" ||
 		{ echo "FAIL: $g: replay: $(head -1 "$o/$g/replay.err")"; exit 1; }
-	# "governor menu: M of N states as the traced kernel's (P%), ..."
-	line=$(grep "^governor $g:" "$o/$g/replay.txt" || true)
-	[ -n "$line" ] || { echo "FAIL: $g: no governor line in the replay"; exit 1; }
-	echo "$line"
-	m=$(echo "$line" | awk '{ print $3 }') n=$(echo "$line" | awk '{ print $5 }')
-	if [ "$n" -lt "$min_n" ]; then
-		echo "FAIL: $g: only $n entries compared (want >= $min_n)"
+	if judge "$g" "$g" "$o/$g/replay.txt" >"$o/$g/judge.txt"; then
+		cat "$o/$g/judge.txt"
+	else
+		sed "\$s/^/FAIL: $g: /" "$o/$g/judge.txt"
 		st=1
-	elif [ $((m * 100)) -lt $((n * min)) ]; then
-		echo "FAIL: $g: $m of $n states match, under $min%"
+	fi
+	# the control: the other governor's choices on this trace must miss
+	# the floor, or the floor cannot tell one governor from another
+	other=$([ "$g" = menu ] && echo teo || echo menu)
+	if judge "$g" "$other" "$o/$g/replay.txt" >"$o/$g/control.txt"; then
+		echo "FAIL: control: $other's choices pass the floor on $g's trace: $(head -1 "$o/$g/control.txt")"
 		st=1
+	else
+		echo "control: $other on $g's trace fails as it must: $(tail -1 "$o/$g/control.txt")"
 	fi
 done
 [ "$st" = 0 ] || exit 1
