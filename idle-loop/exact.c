@@ -35,7 +35,11 @@
 
 #include <linux/minmax.h>
 #include <linux/jiffies.h>
-#include "replay.h"
+#include <linux/irq_predict.h>
+#include "idle_select.h"
+#include "util.h"
+#include "states.h"
+#include "exact.h"
 
 struct src_info {
 	u32 irq;
@@ -66,16 +70,14 @@ struct exact_cpu {
 #define HIST_WARM	64
 
 static struct exact_cpu *ecpus[MAX_CPUS];
-struct exact_stats xs;
-int from_boot;				/* --from-boot */
 /* TICK_NSEC: --tick-period-ns, the --states file's hz, or HZ=250 */
 #define tick_period_ns	((u64)TICK_NSEC)
 
-static struct exact_cpu *ecpu_get(u32 cpu)
+static struct exact_cpu *ecpu_get(const struct exact *xs, u32 cpu)
 {
 	if (!ecpus[cpu]) {
 		ecpus[cpu] = xcalloc(1, sizeof(*ecpus[cpu]));
-		ecpus[cpu]->boot = from_boot;
+		ecpus[cpu]->boot = xs->from_boot;
 	}
 	return ecpus[cpu];
 }
@@ -103,15 +105,15 @@ static struct src_info *info_get(struct exact_cpu *x, u32 irq)
 	return &x->si[x->nsi++];
 }
 
-static void exact_mismatch(const struct event *e, const char *fmt, ...)
+static void exact_mismatch(struct exact *xs, const struct event *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (xs.first_line)
+	if (xs->first_line)
 		return;
-	xs.first_line = e->line;
+	xs->first_line = e->line;
 	va_start(ap, fmt);
-	vsnprintf(xs.first_why, sizeof(xs.first_why), fmt, ap);
+	vsnprintf(xs->first_why, sizeof(xs->first_why), fmt, ap);
 	va_end(ap);
 }
 
@@ -151,7 +153,7 @@ static int exact_all_known(struct exact_cpu *x)
 	return 1;
 }
 
-static void exact_next(struct exact_cpu *x, const struct event *e)
+static void exact_next(struct exact *xs, struct exact_cpu *x, const struct event *e)
 {
 	const struct ev_next *q = &e->next;
 	u64 now = q->now_ns, next;
@@ -178,12 +180,12 @@ static void exact_next(struct exact_cpu *x, const struct event *e)
 
 		ok = s && irq_source_predict(s, max(now, s->last_ns), q->rule) == next;
 	}
-	xs.records++;
+	xs->records++;
 	if (warm) {
-		xs.warm++;
-		xs.pred_match += ok;
+		xs->warm++;
+		xs->pred_match += ok;
 		if (!ok)
-			exact_mismatch(e, "cpu %u now_ns=%" PRIu64 " rule=%d: replayed next_ns=%" PRId64
+			exact_mismatch(xs, e, "cpu %u now_ns=%" PRIu64 " rule=%d: replayed next_ns=%" PRId64
 				       " irq=%u, traced next_ns=%" PRId64 " irq=%u",
 				       e->cpu, now, q->rule,
 				       next == U64_MAX ? -1 : (s64)next, irq,
@@ -195,10 +197,10 @@ static void exact_next(struct exact_cpu *x, const struct event *e)
 }
 
 /* kernel/sched/idle.c: sched_idle(), from the replayed prediction. */
-static void exact_select(struct exact_cpu *x, const struct event *e)
+static void exact_select(struct exact *xs, struct exact_cpu *x, const struct event *e)
 {
 	const struct ev_select *s = &e->select;
-	struct sched_idle_history *h = learn ? &x->hist : NULL;
+	struct sched_idle_history *h = xs->learn ? &x->hist : NULL;
 	struct sched_idle_wakeup w = { 0 };
 	struct sched_idle_choice c0, c1, *c = &c0;
 	u64 lat = s->latency_req_ns;
@@ -216,7 +218,7 @@ static void exact_select(struct exact_cpu *x, const struct event *e)
 		}
 	}
 	if (!x->pend) {
-		xs.unpaired++;
+		xs->unpaired++;
 		return;
 	}
 	x->pend = 0;
@@ -250,13 +252,13 @@ static void exact_select(struct exact_cpu *x, const struct event *e)
 	}
 	ok = ok && w.irq_ns == s->irq_ns;
 	if (!x->pend_warm ||
-	    ((!from_boot || x->hist_lost) && x->hist_learned < HIST_WARM))
+	    ((!xs->from_boot || x->hist_lost) && x->hist_learned < HIST_WARM))
 		return;
-	xs.states++;
-	xs.state_match += ok;
-	xs.intercepted += ok && c->intercepted;
+	xs->states++;
+	xs->state_match += ok;
+	xs->intercepted += ok && c->intercepted;
 	if (!ok)
-		exact_mismatch(e, "cpu %u: replayed irq_ns=%" PRId64 " state=%d (stop_tick %s), traced irq_ns=%" PRId64
+		exact_mismatch(xs, e, "cpu %u: replayed irq_ns=%" PRId64 " state=%d (stop_tick %s), traced irq_ns=%" PRId64
 			       " state=%d stop_tick=%d",
 			       e->cpu, w.irq_ns == U64_MAX ? -1 : (s64)w.irq_ns, index,
 			       index < 0 ? "-" : "checked",
@@ -273,34 +275,35 @@ static void exact_lost(struct exact_cpu *x)
 	x->capsi = capsi;
 }
 
-void replay_exact(void)
+/* Replay @tr's irq_predict events into @xs's counts, with @xs's options. */
+void replay_exact(struct exact *xs, const struct trace *tr)
 {
 	size_t i;
 
-	for (i = 0; i < nev; i++) {
-		const struct event *e = &evs[i];
+	for (i = 0; i < tr->nev; i++) {
+		const struct event *e = &tr->evs[i];
 
 		switch (e->type) {
 		case EV_STAMP:
-			exact_stamp(ecpu_get(e->cpu), e);
+			exact_stamp(ecpu_get(xs, e->cpu), e);
 			break;
 		case EV_FORGET:
-			irq_predict_forget(&ecpu_get(e->cpu)->pc, e->forget.irq);
+			irq_predict_forget(&ecpu_get(xs, e->cpu)->pc, e->forget.irq);
 			break;
 		case EV_NEXT:
-			exact_next(ecpu_get(e->cpu), e);
+			exact_next(xs, ecpu_get(xs, e->cpu), e);
 			break;
 		case EV_SELECT:
-			exact_select(ecpu_get(e->cpu), e);
+			exact_select(xs, ecpu_get(xs, e->cpu), e);
 			break;
 		case EV_LOST:
-			exact_lost(ecpu_get(e->cpu));
+			exact_lost(ecpu_get(xs, e->cpu));
 			break;
 		case EV_RING_LOST:
-			irq_predict_lost(&ecpu_get(e->cpu)->pc);
+			irq_predict_lost(&ecpu_get(xs, e->cpu)->pc);
 			break;
 		case EV_RESET: {
-			struct exact_cpu *x = ecpu_get(e->cpu);
+			struct exact_cpu *x = ecpu_get(xs, e->cpu);
 
 			/* an empty table again: what follows is known, as from boot */
 			irq_predict_reset(&x->pc);

@@ -10,7 +10,8 @@
  * energy for it).  See README.md for the input formats and the output.
  *
  * main.c: the options, then read (parse.c), replay (replay.c, exact.c)
- * and print (output.c).
+ * and print (output.c).  It is the top of the replay: the other files
+ * are given what they need and none of them calls back here.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,40 +19,23 @@
 #include <string.h>
 
 #include <linux/jiffies.h>
+#include "govshim.h"
+#include "util.h"
+#include "trace.h"
+#include "parse.h"
+#include "states.h"
 #include "replay.h"
-
-static int check_exact;			/* --check-exact */
-
-static void __attribute__((noreturn)) out_of_memory(void)
-{
-	fprintf(stderr, "replay: out of memory\n");
-	exit(1);
-}
-
-/* calloc() that exits when there is no memory. */
-void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p)
-		out_of_memory();
-	return p;
-}
+#include "exact.h"
+#include "output.h"
 
 /*
- * Room for element @n of an array @p of @size-byte elements holding
- * *@cap: doubled when full (@first the first time).  Returns the array.
+ * The trace and the two replays (their options, with the defaults, then
+ * what they count): static, as what they hold is used up to the exit and
+ * never freed.
  */
-void *grow(void *p, size_t *cap, size_t n, size_t size, size_t first)
-{
-	if (n < *cap)
-		return p;
-	*cap = *cap ? *cap * 2 : first;
-	p = realloc(p, *cap * size);
-	if (!p)
-		out_of_memory();
-	return p;
-}
+static struct trace tr;
+static struct replay rp = { .gov_warmup = 100, .learn = true };
+static struct exact xs = { .learn = true };
 
 static void usage(int status)
 {
@@ -74,13 +58,14 @@ static void usage(int status)
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *states_path = NULL;
-	int csv = 0, i, r, any;
+	const char *path = NULL, *states_path = NULL, *name = "-";
+	struct parse_opts po = { 0 };
+	int csv = 0, check_exact = 0, i, r, any;
 	FILE *f = stdin;
 
 	states_setup("skx");
 	for (r = 0; r < NR_ROWS; r++)
-		rule_on[r] = 1;
+		rp.rule_on[r] = 1;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--csv")) {
 			csv = 1;
@@ -93,7 +78,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--rules") && i + 1 < argc) {
 			char *list = strdup(argv[++i]), *tok, *save = NULL;
 
-			memset(rule_on, 0, sizeof(rule_on));
+			memset(rp.rule_on, 0, sizeof(rp.rule_on));
 			for (tok = strtok_r(list, ",", &save); tok;
 			     tok = strtok_r(NULL, ",", &save)) {
 				for (r = 0; r < NR_ROWS; r++)
@@ -105,7 +90,7 @@ int main(int argc, char **argv)
 					fprintf(stderr, "replay: unknown rule %s\n", tok);
 					exit(2);
 				}
-				rule_on[r] = 1;
+				rp.rule_on[r] = 1;
 			}
 			free(list);
 		} else if (!strcmp(argv[i], "--tick-ns") && i + 1 < argc) {
@@ -114,10 +99,10 @@ int main(int argc, char **argv)
 			i++;
 			if (parse_u64(argv[i], strlen(argv[i]), &x) || x > MAX_TIME_NS)
 				usage(2);
-			tick_ns = x;
+			rp.tick_ns = x;
 		} else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
-			dump = fopen(argv[++i], "w");
-			if (!dump) {
+			rp.dump = fopen(argv[++i], "w");
+			if (!rp.dump) {
 				perror(argv[i]);
 				exit(2);
 			}
@@ -132,18 +117,19 @@ int main(int argc, char **argv)
 			states_path = argv[++i];
 		} else if (!strcmp(argv[i], "--gov-warmup") && i + 1 < argc) {
 			i++;
-			if (parse_u64(argv[i], strlen(argv[i]), &gov_warmup))
+			if (parse_u64(argv[i], strlen(argv[i]), &rp.gov_warmup))
 				usage(2);
 		} else if (!strcmp(argv[i], "--no-learn")) {
-			learn = 0;
+			rp.learn = false;
+			xs.learn = false;
 		} else if (!strcmp(argv[i], "--from-boot")) {
-			from_boot = 1;
+			xs.from_boot = true;
 		} else if (!strcmp(argv[i], "--check-exact")) {
 			check_exact = 1;
 		} else if (!strcmp(argv[i], "--ignore-unknown")) {
-			ignore_unknown = 1;
+			po.ignore_unknown = true;
 		} else if (!strcmp(argv[i], "--keep-timer-irqs")) {
-			keep_timer_irqs = 1;
+			po.keep_timer_irqs = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(0);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -155,7 +141,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (any = 0, r = 0; r < NR_ROWS; r++)
-		any |= rule_on[r];
+		any |= rp.rule_on[r];
 	if (!any)
 		usage(2);
 	/* after the options: the table's hz wins over --tick-period-ns */
@@ -169,36 +155,34 @@ int main(int argc, char **argv)
 			perror(path);
 			exit(2);
 		}
-		input_name = path;
+		name = path;
 	}
-	read_input(f);
+	trace_read(&tr, f, name, &po);
 	if (f != stdin)
 		fclose(f);
-	if (native_format < 0)
-		native_format = 0;
-	replay();
-	if (have_predict)
-		replay_exact();
-	if (dump)
-		fclose(dump);
-	if (have_predict && !csv)
-		print_exact(stdout);
+	replay_open_loop(&rp, &tr);
+	if (tr.have_predict)
+		replay_exact(&xs, &tr);
+	if (rp.dump)
+		fclose(rp.dump);
+	if (tr.have_predict && !csv)
+		print_exact(stdout, &xs, &tr);
 	if (csv)
-		print_csv();
+		print_csv(&rp, &tr);
 	else
-		print_text();
+		print_text(&rp, &tr);
 	if (check_exact) {
-		if (!have_predict) {
-			fprintf(stderr, "replay: %s: no irq_predict events: no exact replay\n", input_name);
+		if (!tr.have_predict) {
+			fprintf(stderr, "replay: %s: no irq_predict events: no exact replay\n", tr.name);
 			return 1;
 		}
 		if (!xs.warm) {
-			fprintf(stderr, "replay: %s: no warm record to check\n", input_name);
+			fprintf(stderr, "replay: %s: no warm record to check\n", tr.name);
 			return 1;
 		}
 		if (xs.first_line) {
 			fprintf(stderr, "replay: %s:%" PRIu64 ": exact replay: %s\n",
-				input_name, xs.first_line, xs.first_why);
+				tr.name, xs.first_line, xs.first_why);
 			return 1;
 		}
 	}

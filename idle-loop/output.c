@@ -11,26 +11,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include "states.h"
+#include "output.h"
 
 static double pct(u64 a, u64 b)
 {
 	return b ? 100.0 * a / b : 0;
 }
 
-void print_exact(FILE *f)
+void print_exact(FILE *f, const struct exact *xs, const struct trace *tr)
 {
 	fprintf(f, "exact replay%s: records %" PRIu64 ", warm %" PRIu64
 		", predictions matched %" PRIu64 "/%" PRIu64 " (%.2f%%)"
 		", states matched %" PRIu64 "/%" PRIu64 " (%.2f%%)"
 		", intercepted %" PRIu64 "\n",
-		from_boot ? " (from boot)" : "", xs.records, xs.warm,
-		xs.pred_match, xs.warm, pct(xs.pred_match, xs.warm),
-		xs.state_match, xs.states, pct(xs.state_match, xs.states),
-		xs.intercepted);
-	if (xs.first_line)
-		fprintf(f, "first mismatch: %s:%" PRIu64 ": %s\n", input_name,
-			xs.first_line, xs.first_why);
+		xs->from_boot ? " (from boot)" : "", xs->records, xs->warm,
+		xs->pred_match, xs->warm, pct(xs->pred_match, xs->warm),
+		xs->state_match, xs->states, pct(xs->state_match, xs->states),
+		xs->intercepted);
+	if (xs->first_line)
+		fprintf(f, "first mismatch: %s:%" PRIu64 ": %s\n", tr->name,
+			xs->first_line, xs->first_why);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -81,23 +82,23 @@ static void summarize(struct rule_stats *s, struct summary *m)
 	m->oe_mj = s->oracle_energy / 1e9;
 }
 
-static void print_govmatch(void)
+static void print_govmatch(const struct replay *rp, const struct trace *tr)
 {
 	int r;
 
 	for (r = ROW_GOV; r < ROW_KERNEL; r++) {
-		struct rule_stats *s = &stats[r];
+		const struct rule_stats *s = &rp->stats[r];
 
-		if (!row_exists(r) || !rule_on[r] || !s->kernel_seen)
+		if (!row_exists(tr, r) || !rp->rule_on[r] || !s->kernel_seen)
 			continue;
 		printf("governor %s: %" PRIu64 " of %" PRIu64 " states as the traced kernel's (%.2f%%), "
 		       "the first %" PRIu64 " entries of each CPU not compared\n",
 		       row_name(r), s->kernel_match, s->kernel_seen,
-		       100.0 * s->kernel_match / s->kernel_seen, gov_warmup);
+		       100.0 * s->kernel_match / s->kernel_seen, rp->gov_warmup);
 	}
 }
 
-static void print_per_cpu(void)
+static void print_per_cpu(const struct replay *rp, const struct trace *tr)
 {
 	u32 cpu;
 	int r;
@@ -105,14 +106,13 @@ static void print_per_cpu(void)
 	printf("\nper CPU: %-9s %5s %8s %8s %8s %7s %9s\n", "row", "cpu", "periods",
 	       "deep_%", "shallow_%", "ratio", "kernel_%");
 	for (r = 0; r < NR_ROWS; r++) {
-		if (!row_exists(r) || !rule_on[r])
+		if (!row_exists(tr, r) || !rp->rule_on[r])
 			continue;
 		for (cpu = 0; cpu < MAX_CPUS; cpu++) {
-			const struct row_cpu *p;
+			const struct row_cpu *p = replay_row_cpu(rp, cpu, r);
 
-			if (!cpus[cpu] || !cpus[cpu]->rc[r].periods)
+			if (!p || !p->periods)
 				continue;
-			p = &cpus[cpu]->rc[r];
 			printf("per CPU: %-9s %5u %8" PRIu64 " %8.2f %8.2f ", row_name(r), cpu,
 			       p->periods, 100.0 * p->deep / p->periods,
 			       100.0 * p->shallow / p->periods);
@@ -129,29 +129,29 @@ static void print_per_cpu(void)
 	}
 }
 
-void print_text(void)
+void print_text(struct replay *rp, const struct trace *tr)
 {
 	struct summary m;
 	int r, a, b;
-	int km = have_select || !native_format;
+	int km = tr->have_select || !tr->native;
 
 	printf("trace %s: table %s, %zu events, timer input from %s%s\n",
-	       input_name, states_name(), nev,
-	       have_select ? "sched_idle_select" :
-	       have_native_timer ? "the trace" :
-	       have_hrt ? "hrtimer events" : "idle ends with no interrupt (approximation)",
-	       tick_ns ? ", kept tick modelled" : "");
-	if (unmatched_enter || unmatched_exit)
+	       tr->name, states_name(), tr->nev,
+	       tr->have_select ? "sched_idle_select" :
+	       tr->have_native_timer ? "the trace" :
+	       tr->have_hrt ? "hrtimer events" : "idle ends with no interrupt (approximation)",
+	       rp->tick_ns ? ", kept tick modelled" : "");
+	if (rp->unmatched_enter || rp->unmatched_exit)
 		printf("unmatched idle entries %" PRIu64 ", exits %" PRIu64 " (skipped)\n",
-		       unmatched_enter, unmatched_exit);
-	print_govmatch();
+		       rp->unmatched_enter, rp->unmatched_exit);
+	print_govmatch(rp, tr);
 	printf("\n%-9s %8s %7s %10s %10s %8s %8s %11s %11s %7s%s\n", "rule", "periods",
 	       "nopred", "err_med_us", "err_p90_us", "deep_%", "shallow_%",
 	       "energy_mJ", "oracle_mJ", "ratio", km ? "  kernel_match_%" : "");
 	for (r = 0; r < NR_ROWS; r++) {
-		struct rule_stats *s = &stats[r];
+		struct rule_stats *s = &rp->stats[r];
 
-		if (!row_exists(r) || !rule_on[r])
+		if (!row_exists(tr, r) || !rp->rule_on[r])
 			continue;
 		summarize(s, &m);
 		if (r < ROW_GOV)
@@ -172,9 +172,9 @@ void print_text(void)
 			printf("  %14s", "-");
 		printf("\n");
 	}
-	print_per_cpu();
+	print_per_cpu(rp, tr);
 	for (r = 0; r < NR_ROWS; r++) {
-		if (!row_exists(r) || !rule_on[r])
+		if (!row_exists(tr, r) || !rp->rule_on[r])
 			continue;
 		printf("\n%s: chosen (rows) vs fit (columns)\n%-8s", row_name(r), "");
 		for (b = 0; b < drv.state_count; b++)
@@ -183,13 +183,13 @@ void print_text(void)
 		for (a = 0; a < drv.state_count; a++) {
 			printf("%-8s", drv.states[a].name);
 			for (b = 0; b < drv.state_count; b++)
-				printf(" %9" PRIu64, stats[r].confusion[a][b]);
+				printf(" %9" PRIu64, rp->stats[r].confusion[a][b]);
 			printf("\n");
 		}
 	}
 }
 
-void print_csv(void)
+void print_csv(struct replay *rp, const struct trace *tr)
 {
 	struct summary m;
 	int r, a, b;
@@ -201,13 +201,13 @@ void print_csv(void)
 			printf(",conf_%s_%s", drv.states[a].name, drv.states[b].name);
 	printf("\n");
 	for (r = 0; r < NR_ROWS; r++) {
-		struct rule_stats *s = &stats[r];
+		struct rule_stats *s = &rp->stats[r];
 
-		if (!row_exists(r) || !rule_on[r])
+		if (!row_exists(tr, r) || !rp->rule_on[r])
 			continue;
 		summarize(s, &m);
 		printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.4f,%.4f,%.6f,%.6f,%.5f,",
-		       input_name, states_name(), row_name(r), s->periods,
+		       tr->name, states_name(), row_name(r), s->periods,
 		       s->nopred, m.err_med_us, m.abs_p90_us, m.deep_pct, m.shallow_pct,
 		       m.e_mj, m.oe_mj, m.oe_mj > 0 ? m.e_mj / m.oe_mj : 0);
 		if (s->kernel_seen)

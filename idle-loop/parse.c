@@ -2,59 +2,29 @@
 /*
  * parse.c: the trace reader.  Tokenizes each line and turns perf script,
  * ftrace / trace-cmd report text, or the native synthetic format (tests)
- * into struct event (replay.h); every malformed input stops with
+ * into struct trace (trace.h); every malformed input stops with
  * FILE:LINE: reason (README.md, "What it reads").
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include <linux/cpuidle.h>
+#include <linux/irq_predict.h>
+#include "util.h"
+#include "parse.h"
 
-struct event *evs;
-size_t nev;
-static size_t evcap;
-int native_format = -1;			/* decided by the first event line */
-int ignore_unknown, keep_timer_irqs;
-int have_select, have_hrt, have_native_timer, have_predict, have_wheel;
-static u64 last_event_t;
-const char *input_name = "-";
-
-void fail(unsigned long line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "replay: %s:%lu: ", input_name, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-/* Strict unsigned decimal; rejects empty, signs, junk and overflow. */
-int parse_u64(const char *s, size_t len, u64 *out)
-{
-	u64 v = 0;
-	size_t i;
-
-	if (!len || len > 20)
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (!isdigit((unsigned char)s[i]))
-			return -1;
-		if (v > (U64_MAX - (s[i] - '0')) / 10)
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
+/* The trace being read, with what only the reading needs. */
+struct reader {
+	struct trace *tr;
+	const struct parse_opts *o;
+	size_t evcap;
+	u64 last_event_t;
+};
 
 static int parse_s64(const char *s, size_t len, s64 *out)
 {
@@ -199,23 +169,25 @@ static u64 hash_tok(const struct tok *t)
 	return h;
 }
 
-static struct event *new_event(unsigned long ln, u64 t, u64 cpu, int type)
+static struct event *new_event(struct reader *rd, unsigned long ln, u64 t,
+				u64 cpu, int type)
 {
-	u64 last_t = last_event_t;
+	struct trace *tr = rd->tr;
+	u64 last_t = rd->last_event_t;
 	struct event *e;
 
 	if (t > MAX_TIME_NS)
 		fail(ln, "timestamp %" PRIu64 " too large", t);
 	if (cpu >= MAX_CPUS)
 		fail(ln, "cpu %" PRIu64 " out of range (max %d)", cpu, MAX_CPUS - 1);
-	if (nev && t < last_t)
+	if (tr->nev && t < last_t)
 		fail(ln, "timestamp %" PRIu64 " goes backwards (previous %" PRIu64 ")",
 		     t, last_t);
 	if (ln > UINT32_MAX)
 		fail(ln, "too many lines");
-	last_event_t = t;
-	evs = grow(evs, &evcap, nev, sizeof(*evs), 4096);
-	e = &evs[nev++];
+	rd->last_event_t = t;
+	tr->evs = grow(tr->evs, &rd->evcap, tr->nev, sizeof(*tr->evs), 4096);
+	e = &tr->evs[tr->nev++];
 	memset(e, 0, sizeof(*e));
 	e->t = t;
 	e->cpu = cpu;
@@ -231,7 +203,7 @@ static void check_irq(unsigned long ln, u64 irq)
 }
 
 /* Native: "T_NS CPU irq N" | "T_NS CPU idle_enter TIMER_NS|-" | "T_NS CPU idle_exit" */
-static int parse_native(unsigned long ln, struct tok *t, int n)
+static int parse_native(struct reader *rd, unsigned long ln, struct tok *t, int n)
 {
 	u64 ts, cpu, x;
 	struct event *e;
@@ -244,7 +216,7 @@ static int parse_native(unsigned long ln, struct tok *t, int n)
 		if (n != 4 || parse_u64(t[3].s, t[3].len, &x))
 			fail(ln, "expected: T_NS CPU irq N");
 		check_irq(ln, x);
-		e = new_event(ln, ts, cpu, EV_IRQ);
+		e = new_event(rd, ln, ts, cpu, EV_IRQ);
 		e->irq.irq = x;
 	} else if (tok_is(&t[2], "idle_enter")) {
 		if (n != 4)
@@ -254,16 +226,16 @@ static int parse_native(unsigned long ln, struct tok *t, int n)
 		} else {
 			if (parse_u64(t[3].s, t[3].len, &x) || x > MAX_TIME_NS)
 				fail(ln, "bad timer '%.*s'", (int)t[3].len, t[3].s);
-			have_native_timer = 1;
+			rd->tr->have_native_timer = true;
 		}
-		e = new_event(ln, ts, cpu, EV_ENTER);
+		e = new_event(rd, ln, ts, cpu, EV_ENTER);
 		e->enter.timer_ns = x;
 		/* no entered state: the governors reflect their own */
 		e->enter.state = -1;
 	} else if (tok_is(&t[2], "idle_exit")) {
 		if (n != 3)
 			fail(ln, "expected: T_NS CPU idle_exit");
-		new_event(ln, ts, cpu, EV_EXIT);
+		new_event(rd, ln, ts, cpu, EV_EXIT);
 	} else {
 		fail(ln, "unknown event '%.*s'", (int)t[2].len, t[2].s);
 	}
@@ -274,7 +246,7 @@ static int parse_native(unsigned long ln, struct tok *t, int n)
  * perf script / ftrace / trace-cmd report:
  *   COMM-PID [CPU] [FLAGS] SECONDS.FRACTION: [PERIOD] [SUBSYS:]EVENT: ARGS
  */
-static void parse_trace(unsigned long ln, struct tok *t, int n)
+static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int n)
 {
 	int i, ci = -1, ti = -1, ei = -1;
 	u64 cpu, ts;
@@ -327,20 +299,20 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		if (!arg(a, na, "name", &name))
 			fail(ln, "truncated line: missing name=");
 		/* Timer interrupts (IRQF_TIMER) never enter the kernel's ring. */
-		if (!keep_timer_irqs && memmem(name.s, name.len, "timer", 5))
+		if (!rd->o->keep_timer_irqs && memmem(name.s, name.len, "timer", 5))
 			return;
-		e = new_event(ln, ts, cpu, EV_IRQ);
+		e = new_event(rd, ln, ts, cpu, EV_IRQ);
 		e->irq.irq = irq;
 	} else if (tok_is(&ev, "cpu_idle")) {
 		u64 state = arg_u64(ln, a, na, "state");
 		u64 id = arg_u64(ln, a, na, "cpu_id");
 
 		if (state == 4294967295ULL || state == U64_MAX) {
-			new_event(ln, ts, id, EV_EXIT);
+			new_event(rd, ln, ts, id, EV_EXIT);
 		} else {
 			if (state >= CPUIDLE_STATE_MAX)
 				fail(ln, "idle state %" PRIu64 " out of range", state);
-			e = new_event(ln, ts, id, EV_ENTER);
+			e = new_event(rd, ln, ts, id, EV_ENTER);
 			e->enter.timer_ns = NO_TIME;
 			e->enter.state = state;
 		}
@@ -369,7 +341,7 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		check_irq(ln, irq);
 		if (state < -1000 || state >= CPUIDLE_STATE_MAX)
 			fail(ln, "state %" PRId64 " out of range", state);
-		e = new_event(ln, ts, c, EV_SELECT);
+		e = new_event(rd, ln, ts, c, EV_SELECT);
 		e->select.timer_ns = timer;
 		e->select.irq_ns = irq_ns < 0 ? NO_TIME : (u64)irq_ns;
 		e->select.latency_req_ns = lat < 0 ? 0 : (u64)lat;
@@ -378,20 +350,20 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		e->select.tick_stopped = stopped;
 		e->select.learned_ns = learned < 0 ? NO_TIME : (u64)learned;
 		e->select.state = state;
-		have_select = 1;
+		rd->tr->have_select = true;
 	} else if (tok_is(&ev, "hrtimer_start")) {
 		struct tok h;
 
 		if (!arg(a, na, "hrtimer", &h))
 			fail(ln, "truncated line: missing hrtimer=");
 		check_hashed(ln, &h);
-		e = new_event(ln, ts, cpu, EV_HRT_START);
+		e = new_event(rd, ln, ts, cpu, EV_HRT_START);
 		e->hrt.id = hash_tok(&h);
 		e->hrt.tick = is_tick_timer(a, na);
 		e->hrt.expires = arg_u64(ln, a, na, "expires");
 		if (e->hrt.expires > MAX_TIME_NS)
 			fail(ln, "expires=%" PRIu64 " too large", e->hrt.expires);
-		have_hrt = 1;
+		rd->tr->have_hrt = true;
 	} else if (tok_is(&ev, "hrtimer_cancel") ||
 		   tok_is(&ev, "hrtimer_expire_entry")) {
 		struct tok h;
@@ -400,40 +372,40 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		if (!arg(a, na, "hrtimer", &h))
 			fail(ln, "truncated line: missing hrtimer=");
 		check_hashed(ln, &h);
-		e = new_event(ln, ts, cpu, expire ? EV_HRT_EXPIRE : EV_HRT_CANCEL);
+		e = new_event(rd, ln, ts, cpu, expire ? EV_HRT_EXPIRE : EV_HRT_CANCEL);
 		e->hrt.id = hash_tok(&h);
 		e->hrt.tick = expire && is_tick_timer(a, na);
 		e->hrt.now = expire ? arg_u64(ln, a, na, "now") : 0;
 		if (e->hrt.now > MAX_TIME_NS)
 			fail(ln, "now=%" PRIu64 " too large", e->hrt.now);
-		have_hrt = 1;
+		rd->tr->have_hrt = true;
 	} else if (tok_is(&ev, "irq_predict_stamp")) {
 		u64 irq = arg_u64(ln, a, na, "irq");
 
 		check_irq(ln, irq);
-		e = new_event(ln, ts, cpu, EV_STAMP);
+		e = new_event(rd, ln, ts, cpu, EV_STAMP);
 		e->stamp.irq = irq;
 		e->stamp.ts_ns = arg_u64(ln, a, na, "ts_ns");
 		if (e->stamp.ts_ns > MAX_TIME_NS)
 			fail(ln, "ts_ns=%" PRIu64 " too large", e->stamp.ts_ns);
-		have_predict = 1;
+		rd->tr->have_predict = true;
 	} else if (tok_is(&ev, "irq_predict_forget")) {
 		u64 irq = arg_u64(ln, a, na, "irq");
 
 		check_irq(ln, irq);
-		e = new_event(ln, ts, cpu, EV_FORGET);
+		e = new_event(rd, ln, ts, cpu, EV_FORGET);
 		e->forget.irq = irq;
-		have_predict = 1;
+		rd->tr->have_predict = true;
 	} else if (tok_is(&ev, "irq_predict_lost")) {
 		/* patch 6: the ring overflowed before this drain */
-		e = new_event(ln, ts, cpu, EV_RING_LOST);
+		e = new_event(rd, ln, ts, cpu, EV_RING_LOST);
 		e->ring_lost.stamps = arg_u64(ln, a, na, "stamps");
-		have_predict = 1;
+		rd->tr->have_predict = true;
 	} else if (tok_is(&ev, "irq_predict_reset")) {
 		/* patch 6: too many forgets missed, the table starts over */
-		e = new_event(ln, ts, cpu, EV_RESET);
+		e = new_event(rd, ln, ts, cpu, EV_RESET);
 		e->reset.forgets = arg_u64(ln, a, na, "forgets");
-		have_predict = 1;
+		rd->tr->have_predict = true;
 	} else if (tok_is(&ev, "irq_predict_next")) {
 		u64 now = arg_u64(ln, a, na, "now_ns");
 		s64 next = arg_s64(ln, a, na, "next_ns");
@@ -447,12 +419,12 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 			fail(ln, "next_ns=%" PRId64 " out of range", next);
 		if (rule < 0 || rule >= IRQ_PREDICT_NR_RULES)
 			fail(ln, "rule=%" PRId64 " out of range", rule);
-		e = new_event(ln, ts, cpu, EV_NEXT);
+		e = new_event(rd, ln, ts, cpu, EV_NEXT);
 		e->next.now_ns = now;
 		e->next.next_ns = next < 0 ? NO_TIME : (u64)next;
 		e->next.irq = irq;
 		e->next.rule = rule;
-		have_predict = 1;
+		rd->tr->have_predict = true;
 	} else if (tok_is(&ev, "timer_start")) {
 		/*
 		 * A timer-wheel timer: its base's CPU, the jiffy its bucket
@@ -472,12 +444,12 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 				break;
 		if (k == na || parse_s64(a[k].s + 9, a[k].len - 10, &timeout))
 			fail(ln, "missing or bad [timeout=N]");
-		e = new_event(ln, ts, wcpu, EV_WT_START);
+		e = new_event(rd, ln, ts, wcpu, EV_WT_START);
 		e->wt.id = hash_tok(&h);
 		e->wt.bucket = arg_u64(ln, a, na, "bucket_expiry");
 		e->wt.now_j = arg_u64(ln, a, na, "expires") - timeout;
 		e->wt.deferrable = arg(a, na, "flags", &fl) && memchr(fl.s, 'D', fl.len);
-		have_wheel = 1;
+		rd->tr->have_wheel = true;
 	} else if (tok_is(&ev, "timer_cancel") || tok_is(&ev, "timer_expire_entry")) {
 		struct tok h;
 		int expire = tok_is(&ev, "timer_expire_entry");
@@ -485,27 +457,37 @@ static void parse_trace(unsigned long ln, struct tok *t, int n)
 		if (!arg(a, na, "timer", &h))
 			fail(ln, "truncated line: missing timer=");
 		check_hashed(ln, &h);
-		e = new_event(ln, ts, cpu, expire ? EV_WT_EXPIRE : EV_WT_CANCEL);
+		e = new_event(rd, ln, ts, cpu, expire ? EV_WT_EXPIRE : EV_WT_CANCEL);
 		e->wt.id = hash_tok(&h);
 		e->wt.now_j = expire ? arg_u64(ln, a, na, "now") : NO_TIME;
 	} else if (tok_is(&ev, "irq_handler_exit") || tok_is(&ev, "hrtimer_init") ||
 		   tok_is(&ev, "timer_init") || tok_is(&ev, "timer_expire_exit") ||
 		   tok_is(&ev, "hrtimer_expire_exit")) {
 		return;
-	} else if (!ignore_unknown) {
+	} else if (!rd->o->ignore_unknown) {
 		fail(ln, "unknown event '%.*s' (--ignore-unknown skips it)",
 		     (int)ev.len, ev.s);
 	}
 }
 
-void read_input(FILE *f)
+/*
+ * Read the trace @name from @f into @tr, which starts empty; @name is
+ * also what fail() names from now on.
+ */
+void trace_read(struct trace *tr, FILE *f, const char *name,
+		const struct parse_opts *o)
 {
+	struct reader rd = { .tr = tr, .o = o };
+	int native_format = -1;		/* decided by the first event line */
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long ln = 0;
 	struct tok t[MAX_TOKS];
 	int n;
+
+	tr->name = name;
+	fail_set_name(name);
 
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		ln++;
@@ -531,17 +513,18 @@ void read_input(FILE *f)
 
 			if (parse_u64(t[0].s + 4, t[0].len - 4, &cpu))
 				fail(ln, "bad CPU in a LOST EVENTS line");
-			new_event(ln, last_event_t, cpu, EV_LOST);
+			new_event(&rd, ln, rd.last_event_t, cpu, EV_LOST);
 			continue;
 		}
 		if (native_format) {
-			if (parse_native(ln, t, n))
+			if (parse_native(&rd, ln, t, n))
 				fail(ln, "expected: T_NS CPU EVENT ...");
 		} else {
-			parse_trace(ln, t, n);
+			parse_trace(&rd, ln, t, n);
 		}
 	}
 	if (ferror(f))
 		fail(ln, "read error: %s", strerror(errno));
 	free(line);
+	tr->native = native_format > 0;
 }

@@ -20,16 +20,55 @@
 #include <linux/time.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/irq_predict.h>
+#include "idle_select.h"
+#include "govshim.h"
+#include "util.h"
+#include "states.h"
+#include "timers.h"
 #include "replay.h"
 
-struct cpu_state *cpus[MAX_CPUS];
-struct rule_stats stats[NR_ROWS];
-int rule_on[NR_ROWS];
-u64 tick_ns;			/* --tick-ns: the kept tick's grid, 0 for none */
-u64 unmatched_enter, unmatched_exit;
-FILE *dump;
-u64 gov_warmup = 100;
-int learn = 1;	/* --no-learn: 0, the rules do not learn (sched_idle_learn=0) */
+/* kernel/irq/internals.h: IRQ_TIMINGS_SIZE, the per-CPU ring drained at idle entry. */
+#define RING_SIZE	32
+
+/* One CPU of the open loop: what the kernel and the cpuidle core keep per CPU. */
+struct cpu_state {
+	struct irq_predict_cpu pc[NR_RULES];
+	u64 ring_t[RING_SIZE];
+	u32 ring_irq[RING_SIZE];
+	unsigned int ring_n, ring_head;
+	/* the open idle period */
+	int open;
+	u64 enter_t, timer_ns, latency_req;
+	u64 now_t;		/* when the inputs were read (sched_idle_select) */
+	u64 delta_tick_ns;	/* traced, or NO_TIME: model it from --tick-ns */
+	int stop_tick;		/* traced tick decision, or -1 */
+	int sel_tick_stopped;	/* traced tick state at selection, or -1 */
+	u64 irq_ns[NR_RULES];
+	struct sched_idle_history hist[NR_RULES];
+	int kernel_state;	/* from sched_idle_select, or -1 */
+	int irq_during;
+	/* the last sched_idle_select, waiting for its cpu_idle entry */
+	int sel_valid;
+	struct event sel;
+	/* the governors: one cpuidle_device each, as the core has per CPU */
+	struct cpuidle_device gdev[GOV_MAX];
+	int gov_ready;
+	int gchoice[GOV_MAX];
+	/* each governor's per-CPU data, and a copy of it before select() */
+	void *gdata[GOV_MAX];
+	unsigned long gsize[GOV_MAX];
+	u64 gsave[GOV_MAX][64];
+	u64 gretried;		/* selections run again (nohz kept the tick) */
+	u64 gentries;		/* idle entries replayed through them */
+	int traced_state;	/* state the traced kernel entered, or -1 */
+	u64 exit_t;		/* end of the previous idle period */
+	int tick_fired;		/* the tick's hrtimer expired in the open period */
+	bool tick_stopped_sel;	/* tick_stopped_at_select() at the entry */
+	u64 gsleep, gnext;	/* the governors' sleep length and next event */
+	bool got_tick_unread[GOV_MAX];	/* set, not yet read by reflect() */
+	struct row_cpu rc[NR_ROWS];
+};
 
 static const char *const rule_names[NR_RULES] = {
 	[RULE_TIMER] = "timer",
@@ -52,20 +91,27 @@ const char *row_name(int r)
 	return "kernel";
 }
 
-int row_exists(int r)
+/* Whether row @r is printed for @tr: a native trace has no kernel row (no state). */
+int row_exists(const struct trace *tr, int r)
 {
 	if (r >= ROW_GOV && r < ROW_KERNEL)
 		return r - ROW_GOV < shim_nr_governors;
 	if (r == ROW_KERNEL)
-		return !native_format;
+		return !tr->native;
 	return 1;
 }
 
-struct cpu_state *cpu_get(u32 cpu)
+static struct cpu_state *cpu_get(struct replay *rp, u32 cpu)
 {
-	if (!cpus[cpu])
-		cpus[cpu] = xcalloc(1, sizeof(*cpus[cpu]));
-	return cpus[cpu];
+	if (!rp->cpus[cpu])
+		rp->cpus[cpu] = xcalloc(1, sizeof(*rp->cpus[cpu]));
+	return rp->cpus[cpu];
+}
+
+/* Row @r's counts on @cpu, NULL when the CPU has no event. */
+const struct row_cpu *replay_row_cpu(const struct replay *rp, u32 cpu, int r)
+{
+	return rp->cpus[cpu] ? &rp->cpus[cpu]->rc[r] : NULL;
 }
 
 /*
@@ -313,9 +359,9 @@ static ktime_t to_ktime(u64 ns)
 }
 
 /* Time from @t to the next tick of the --tick-ns grid, U64_MAX for none. */
-static u64 tick_grid_next(u64 t)
+static u64 tick_grid_next(const struct replay *rp, u64 t)
 {
-	return tick_ns ? tick_ns - t % tick_ns : U64_MAX;
+	return rp->tick_ns ? rp->tick_ns - t % rp->tick_ns : U64_MAX;
 }
 
 /*
@@ -324,30 +370,29 @@ static u64 tick_grid_next(u64 t)
  * the next timer other than the tick, the next event the tick's or an
  * earlier timer's (tick_nohz_get_sleep_length()).
  */
-static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
+static void gov_select(struct replay *rp, const struct trace *tr,
+		       struct cpu_state *c, const struct event *e, u64 now)
 {
 	struct cpuidle_device gsave_dev;
 	u64 sleep, next;
 	bool stopped = false, kept = false;
 	int g;
 
-	if (c->kernel_state >= 0 || native_format) {
+	if (c->kernel_state >= 0 || tr->native) {
 		/* sched_idle_select's timer_ns, or the native trace's */
 		sleep = c->timer_ns;
 		next = c->delta_tick_ns != NO_TIME ? c->delta_tick_ns :
-		       min(sleep, tick_grid_next(e->t));
-	} else if (have_hrt) {
+		       min(sleep, tick_grid_next(rp, e->t));
+	} else if (tr->have_hrt) {
 		sleep = hrt_next_ex(e->cpu, now, 1);
 		next = hrt_next(e->cpu, now);
-		stopped = tick_stopped_at_select(c);
-		if (have_wheel)
+		stopped = tick_stopped_at_select(e->cpu, c->exit_t);
+		if (tr->have_wheel)
 			sleep = wheel_sleep(e->cpu, now, stopped, sleep, next);
-		/* the tick ran at the selection and was not stopped after it */
-		kept = c->tick_seen && !stopped &&
-		       !(c->tick_ev_t > c->exit_t && c->tick_ev_stop);
+		kept = tick_kept_at_select(e->cpu, c->exit_t);
 	} else {
-		sleep = timer_by_lookahead(e);
-		next = min(sleep, tick_grid_next(e->t));
+		sleep = timer_by_lookahead(tr, e);
+		next = min(sleep, tick_grid_next(rp, e->t));
 	}
 	c->traced_state = e->enter.state;
 	c->gentries++;
@@ -358,7 +403,7 @@ static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
 		struct cpuidle_device *d = &c->gdev[g];
 		bool stop_tick = true;
 
-		if (!rule_on[ROW_GOV + g])
+		if (!rp->rule_on[ROW_GOV + g])
 			continue;
 		shim_cpu = e->cpu;
 		if (!c->gov_ready) {
@@ -405,17 +450,18 @@ static void gov_select(struct cpu_state *c, const struct event *e, u64 now)
 	c->gov_ready = 1;
 }
 
-static void idle_enter(const struct event *e)
+static void idle_enter(struct replay *rp, const struct trace *tr,
+		       const struct event *e)
 {
-	struct cpu_state *c = cpu_get(e->cpu);
+	struct cpu_state *c = cpu_get(rp, e->cpu);
 	u64 now = e->t;
 	unsigned int i, k;
 	int r;
 
 	if (c->open) {
-		if (native_format)
+		if (tr->native)
 			fail(e->line, "idle_enter on cpu %u already idle", e->cpu);
-		unmatched_enter++;
+		rp->unmatched_enter++;
 	}
 	if (e->enter.state >= drv.state_count)
 		fail(e->line, "idle state %d is not in the %s table (%d states): give the machine's own with --states",
@@ -438,11 +484,11 @@ static void idle_enter(const struct event *e)
 		c->stop_tick = s->stop_tick;
 		c->sel_tick_stopped = s->tick_stopped;
 		c->sel_valid = 0;
-	} else if (!have_native_timer && have_hrt) {
+	} else if (!tr->have_native_timer && tr->have_hrt) {
 		c->timer_ns = hrt_next(e->cpu, now);
 	}
 
-	gov_select(c, e, now);
+	gov_select(rp, tr, c, e, now);
 	if (c->sel_tick_stopped >= 0)
 		c->tick_stopped_sel = c->sel_tick_stopped;
 
@@ -451,7 +497,7 @@ static void idle_enter(const struct event *e)
 		unsigned int irq = 0;
 		u64 next;
 
-		if (!rule_on[r])
+		if (!rp->rule_on[r])
 			continue;
 		for (i = 0; i < c->ring_n; i++) {
 			k = (c->ring_head + RING_SIZE - c->ring_n + i) % RING_SIZE;
@@ -486,9 +532,10 @@ struct period {
 };
 
 /* Row @r chose @index for the idle period @pd. */
-static void count_row(struct cpu_state *c, int r, int index, const struct period *pd)
+static void count_row(struct replay *rp, struct cpu_state *c, int r, int index,
+		      const struct period *pd)
 {
-	struct rule_stats *s = &stats[r];
+	struct rule_stats *s = &rp->stats[r];
 	struct row_cpu *p = &c->rc[r];
 
 	s->periods++;
@@ -503,10 +550,11 @@ static void count_row(struct cpu_state *c, int r, int index, const struct period
 }
 
 /* Row @r chose @index where the traced kernel chose @kernel. */
-static void count_kernel(struct cpu_state *c, int r, int index, int kernel)
+static void count_kernel(struct replay *rp, struct cpu_state *c, int r, int index,
+			 int kernel)
 {
-	stats[r].kernel_seen++;
-	stats[r].kernel_match += index == kernel;
+	rp->stats[r].kernel_seen++;
+	rp->stats[r].kernel_match += index == kernel;
 	c->rc[r].seen++;
 	c->rc[r].match += index == kernel;
 }
@@ -518,18 +566,20 @@ static void count_kernel(struct cpu_state *c, int r, int index, int kernel)
  * choice when the trace has none.  Then the governors' and the traced
  * kernel's choices are counted against the fit and the oracle.
  */
-static void gov_exit(struct cpu_state *c, size_t idx, const struct period *pd)
+static void gov_exit(struct replay *rp, const struct trace *tr,
+		     struct cpu_state *c, size_t idx, const struct period *pd)
 {
 	u64 actual = pd->actual;
-	const struct event *e = &evs[idx];
-	bool got = tick_got(c, idx);
+	const struct event *e = &tr->evs[idx];
+	/* tick_nohz_idle_got_tick(): the tick expired in or right after it */
+	bool got = c->tick_fired || tick_expired_after(tr, idx);
 	int g;
 
 	for (g = 0; g < shim_nr_governors; g++) {
 		struct cpuidle_device *d = &c->gdev[g];
 		int entered = c->traced_state >= 0 ? c->traced_state : c->gchoice[g];
 
-		if (!rule_on[ROW_GOV + g] || !c->gov_ready)
+		if (!rp->rule_on[ROW_GOV + g] || !c->gov_ready)
 			continue;
 		d->last_residency_ns = (s64)min(actual, (u64)S64_MAX);
 		/* poll_idle(): polling ends at cpuidle_poll_time() */
@@ -542,38 +592,38 @@ static void gov_exit(struct cpu_state *c, size_t idx, const struct period *pd)
 		c->got_tick_unread[g] = shim_answers.got_tick;
 		if (pd->fit < 0 || c->gchoice[g] < 0)
 			continue;
-		count_row(c, ROW_GOV + g, c->gchoice[g], pd);
-		if (c->traced_state >= 0 && c->gentries > gov_warmup)
-			count_kernel(c, ROW_GOV + g, c->gchoice[g], c->traced_state);
-		if (dump)
-			fprintf(dump, "%s %u %" PRIu64 " -1 %" PRIu64 " %" PRId64 " %" PRId64
+		count_row(rp, c, ROW_GOV + g, c->gchoice[g], pd);
+		if (c->traced_state >= 0 && c->gentries > rp->gov_warmup)
+			count_kernel(rp, c, ROW_GOV + g, c->gchoice[g], c->traced_state);
+		if (rp->dump)
+			fprintf(rp->dump, "%s %u %" PRIu64 " -1 %" PRIu64 " %" PRId64 " %" PRId64
 				" %d %d\n", row_name(ROW_GOV + g), e->cpu, c->enter_t, actual,
 				c->gsleep == NO_TIME ? -1 : (s64)c->gsleep,
 				c->gnext == NO_TIME ? -1 : (s64)c->gnext,
 				c->gchoice[g], pd->fit);
 	}
-	if (!rule_on[ROW_KERNEL] || c->traced_state < 0 || pd->fit < 0)
+	if (!rp->rule_on[ROW_KERNEL] || c->traced_state < 0 || pd->fit < 0)
 		return;
-	count_row(c, ROW_KERNEL, c->traced_state, pd);
-	if (dump)
-		fprintf(dump, "kernel %u %" PRIu64 " -1 %" PRIu64 " -1 %d %d %d\n",
+	count_row(rp, c, ROW_KERNEL, c->traced_state, pd);
+	if (rp->dump)
+		fprintf(rp->dump, "kernel %u %" PRIu64 " -1 %" PRIu64 " -1 %d %d %d\n",
 			e->cpu, c->enter_t, actual, c->tick_stopped_sel,
 			c->traced_state, pd->fit);
 }
 
-static void idle_exit(size_t idx)
+static void idle_exit(struct replay *rp, const struct trace *tr, size_t idx)
 {
-	const struct event *e = &evs[idx];
-	struct cpu_state *c = cpu_get(e->cpu);
+	const struct event *e = &tr->evs[idx];
+	struct cpu_state *c = cpu_get(rp, e->cpu);
 	struct sched_idle_choice ch;
 	struct period pd;
 	u64 actual, timer_ns, learned;
 	int r, stamped;
 
 	if (!c->open) {
-		if (native_format)
+		if (tr->native)
 			fail(e->line, "idle_exit on cpu %u not idle", e->cpu);
-		unmatched_exit++;
+		rp->unmatched_exit++;
 		return;
 	}
 	c->open = 0;
@@ -581,23 +631,23 @@ static void idle_exit(size_t idx)
 	actual = e->t - c->enter_t;
 	timer_ns = c->timer_ns;
 	/* No timer input at all: a wakeup by no interrupt was the timer. */
-	if (timer_ns == NO_TIME && !have_select && !have_hrt && !have_native_timer &&
-	    !c->irq_during && !woken_by_irq(idx))
+	if (timer_ns == NO_TIME && !tr->have_select && !tr->have_hrt &&
+	    !tr->have_native_timer && !c->irq_during && !woken_by_irq(tr, idx))
 		timer_ns = actual;
 
 	/* the kernel's ring holds a stamp since the entry (irq_predict_wakeup()) */
-	stamped = c->irq_during || woken_by_irq(idx);
+	stamped = c->irq_during || woken_by_irq(tr, idx);
 	pd.actual = actual;
 	pd.fit = sched_idle_select_state(&drv, &dev, actual, c->latency_req);
 	pd.halted = state_halted_ns(c->traced_state, actual);
 	pd.oracle = states_min_energy(pd.halted, c->latency_req);
-	gov_exit(c, idx, &pd);
+	gov_exit(rp, tr, c, idx, &pd);
 	for (r = 0; r < NR_RULES; r++) {
-		struct rule_stats *s = &stats[r];
+		struct rule_stats *s = &rp->stats[r];
 		struct sched_idle_wakeup w = { 0 };
 		int index;
 
-		if (!rule_on[r])
+		if (!rp->rule_on[r])
 			continue;
 		w.timer_ns = timer_ns;
 		w.irq_ns = c->irq_ns[r];
@@ -614,7 +664,7 @@ static void idle_exit(size_t idx)
 		if (c->delta_tick_ns != NO_TIME)
 			w.delta_tick_ns = c->delta_tick_ns;
 		else
-			w.delta_tick_ns = tick_grid_next(c->enter_t);
+			w.delta_tick_ns = tick_grid_next(rp, c->enter_t);
 		/*
 		 * kernel/sched/idle.c: sched_idle(); whether the tick was
 		 * stopped already is traced, or known from its hrtimer
@@ -623,12 +673,12 @@ static void idle_exit(size_t idx)
 		 * (with 0, every duration would stop the tick).
 		 */
 		sched_idle_wakeup_combine(&w);
-		sched_idle_choose(&drv, &dev, &w, learn ? &c->hist[r] : NULL,
-				  c->latency_req, tick_ns ? tick_ns : (u64)TICK_NSEC,
+		sched_idle_choose(&drv, &dev, &w, rp->learn ? &c->hist[r] : NULL,
+				  c->latency_req, rp->tick_ns ? rp->tick_ns : (u64)TICK_NSEC,
 				  c->tick_stopped_sel, &ch);
 		index = ch.index;
 		/* sched_idle_learn_from(), with the traced idle duration */
-		if (learn && index >= 0) {
+		if (rp->learn && index >= 0) {
 			learned = sched_idle_learned_ns(&drv, index, actual,
 							actual > poll_limit_ns,
 							ch.expected_ns);
@@ -643,15 +693,15 @@ static void idle_exit(size_t idx)
 		}
 		if (index < 0 || pd.fit < 0)
 			continue;
-		count_row(c, r, index, &pd);
+		count_row(rp, c, r, index, &pd);
 		if (w.duration_ns == U64_MAX)
 			s->nopred++;
 		else
 			record_err(s, (double)w.duration_ns - (double)actual);
 		if (c->kernel_state >= 0)
-			count_kernel(c, r, index, c->kernel_state);
-		if (dump)
-			fprintf(dump, "%s %u %" PRIu64 " %" PRId64 " %" PRIu64
+			count_kernel(rp, c, r, index, c->kernel_state);
+		if (rp->dump)
+			fprintf(rp->dump, "%s %u %" PRIu64 " %" PRId64 " %" PRIu64
 				" %" PRId64 " %" PRId64 " %d %d\n",
 				row_name(r), e->cpu, c->enter_t,
 				w.duration_ns == U64_MAX ? -1 : (s64)w.duration_ns,
@@ -662,17 +712,18 @@ static void idle_exit(size_t idx)
 	}
 }
 
-void replay(void)
+/* Replay @tr open loop into @rp's counts, with @rp's options. */
+void replay_open_loop(struct replay *rp, const struct trace *tr)
 {
 	size_t i;
 
-	for (i = 0; i < nev; i++) {
-		const struct event *e = &evs[i];
+	for (i = 0; i < tr->nev; i++) {
+		const struct event *e = &tr->evs[i];
 		struct cpu_state *c;
 
 		switch (e->type) {
 		case EV_IRQ:
-			c = cpu_get(e->cpu);
+			c = cpu_get(rp, e->cpu);
 			c->ring_t[c->ring_head] = e->t;
 			c->ring_irq[c->ring_head] = e->irq.irq;
 			c->ring_head = (c->ring_head + 1) % RING_SIZE;
@@ -682,18 +733,24 @@ void replay(void)
 				c->irq_during = 1;
 			break;
 		case EV_ENTER:
-			idle_enter(e);
+			idle_enter(rp, tr, e);
 			break;
 		case EV_EXIT:
-			idle_exit(i);
+			idle_exit(rp, tr, i);
 			break;
 		case EV_SELECT:
-			c = cpu_get(e->cpu);
+			c = cpu_get(rp, e->cpu);
 			c->sel = *e;
 			c->sel_valid = 1;
 			break;
-		case EV_HRT_START:
 		case EV_HRT_EXPIRE:
+			c = rp->cpus[e->cpu];
+			/* the tick expired during the period: the governors got it */
+			if (e->hrt.tick && c && c->open)
+				c->tick_fired = 1;
+			timers_event(e);
+			break;
+		case EV_HRT_START:
 		case EV_HRT_CANCEL:
 		case EV_WT_START:
 		case EV_WT_CANCEL:

@@ -8,7 +8,7 @@
  * MW:ENTRY_UJ,...), POLL in front as cpuidle_poll_state_init() puts it.
  * --states reads a recorded machine's table instead (no power model).
  * The rest of the replay uses the cpuidle driver (drv, dev) and the
- * functions declared in replay.h.
+ * functions declared in states.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +19,8 @@
 #include <linux/time.h>
 #include <linux/jiffies.h>
 #include "cpuidle-emu.h"
-#include "replay.h"
+#include "util.h"
+#include "states.h"
 
 /* drivers/cpuidle/cpuidle.c: cpuidle_poll_time()'s bounds. */
 #define POLL_MIN_NS	10000

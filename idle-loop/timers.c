@@ -12,7 +12,8 @@
 
 #include <linux/minmax.h>
 #include <linux/jiffies.h>
-#include "replay.h"
+#include "util.h"
+#include "timers.h"
 
 #define MAX_PENDING_HRT	65536
 /* An interrupt this close after an idle exit is the one that woke the CPU. */
@@ -160,55 +161,89 @@ u64 wheel_sleep(u32 cpu, u64 now, bool stopped, u64 sleep_hrt, u64 next)
 	return min((u64)(next_tick - (s64)now), sleep_hrt);
 }
 
-static void tick_event(struct cpu_state *c, u64 t, int stopped)
+/*
+ * Each CPU's tick, from its sched_timer's hrtimer events: stopped when
+ * cancelled or armed more than a tick period ahead (a running tick is
+ * re-armed to the next tick).  stopped_before is the state before the
+ * last such event, at ev_t.
+ */
+struct tick_cpu {
+	u64 id, ev_t;
+	int seen, stopped, stopped_before, ev_stop;
+};
+
+static struct tick_cpu *ticks[MAX_CPUS];
+
+static struct tick_cpu *tick_get(u32 cpu)
 {
-	c->tick_stopped_before = c->tick_stopped;
-	c->tick_stopped = stopped;
-	c->tick_ev_stop = stopped;
-	c->tick_ev_t = t;
+	if (!ticks[cpu])
+		ticks[cpu] = xcalloc(1, sizeof(*ticks[cpu]));
+	return ticks[cpu];
+}
+
+static void tick_event(struct tick_cpu *k, u64 t, int stopped)
+{
+	k->stopped_before = k->stopped;
+	k->stopped = stopped;
+	k->ev_stop = stopped;
+	k->ev_t = t;
 }
 
 /* The tick's sched_timer armed or cancelled on its CPU. */
 static void tick_hrt(const struct event *e)
 {
-	struct cpu_state *c = cpu_get(e->cpu);
+	struct tick_cpu *k = tick_get(e->cpu);
 	s64 exp;
 
 	if (e->type == EV_HRT_START && e->hrt.tick) {
-		c->tick_seen = 1;
-		c->tick_id = e->hrt.id;
+		k->seen = 1;
+		k->id = e->hrt.id;
 		exp = (s64)e->hrt.expires - hrt_offset;
-		tick_event(c, e->t, exp > (s64)e->t && (u64)exp - e->t > (u64)TICK_NSEC);
-	} else if (e->type == EV_HRT_CANCEL && c->tick_seen && e->hrt.id == c->tick_id) {
-		tick_event(c, e->t, 1);
-	} else if (e->type == EV_HRT_EXPIRE && e->hrt.tick && c->open) {
-		c->tick_fired = 1;
+		tick_event(k, e->t, exp > (s64)e->t && (u64)exp - e->t > (u64)TICK_NSEC);
+	} else if (e->type == EV_HRT_CANCEL && k->seen && e->hrt.id == k->id) {
+		tick_event(k, e->t, 1);
 	}
 }
 
-/* tick_nohz_tick_stopped() when the governor chose the state entered at @t. */
-bool tick_stopped_at_select(const struct cpu_state *c)
+/*
+ * tick_nohz_tick_stopped() when the governor chose the state of the
+ * entry after the idle period that ended at @exit_t on @cpu.
+ */
+bool tick_stopped_at_select(u32 cpu, u64 exit_t)
 {
-	if (!c->tick_seen)
+	const struct tick_cpu *k = ticks[cpu];
+
+	if (!k || !k->seen)
 		return false;
 	/* a stop since the last exit was this entry's own, after select() */
-	if (c->tick_ev_t > c->exit_t && c->tick_ev_stop)
-		return c->tick_stopped_before;
-	return c->tick_stopped;
+	if (k->ev_t > exit_t && k->ev_stop)
+		return k->stopped_before;
+	return k->stopped;
 }
 
 /*
- * tick_nohz_idle_got_tick() at the exit event @i: the tick expired on its
- * CPU during the period or in the interrupt handling right after it.
+ * The tick ran when the governor chose (as tick_stopped_at_select()) and
+ * was not stopped after it: the nohz code kept it.
  */
-bool tick_got(const struct cpu_state *c, size_t i)
+bool tick_kept_at_select(u32 cpu, u64 exit_t)
 {
-	const struct event *x = &evs[i];
+	const struct tick_cpu *k = ticks[cpu];
+
+	return k && k->seen && !tick_stopped_at_select(cpu, exit_t) &&
+	       !(k->ev_t > exit_t && k->ev_stop);
+}
+
+/*
+ * The tick expired on the CPU of the exit event @i in the interrupt
+ * handling right after it: tick_nohz_idle_got_tick() is true then as
+ * when it expired during the period.
+ */
+bool tick_expired_after(const struct trace *tr, size_t i)
+{
+	const struct event *evs = tr->evs, *x = &evs[i];
 	size_t j;
 
-	if (c->tick_fired)
-		return true;
-	for (j = i + 1; j < nev && evs[j].t <= x->t + WAKE_SLACK_NS; j++) {
+	for (j = i + 1; j < tr->nev && evs[j].t <= x->t + WAKE_SLACK_NS; j++) {
 		if (evs[j].cpu != x->cpu)
 			continue;
 		if (evs[j].type == EV_HRT_EXPIRE && evs[j].hrt.tick)
@@ -248,12 +283,12 @@ u64 hrt_next(u32 cpu, u64 now)
 }
 
 /* Was the idle period ending at event @i ended by an interrupt of its CPU? */
-int woken_by_irq(size_t i)
+int woken_by_irq(const struct trace *tr, size_t i)
 {
-	const struct event *x = &evs[i];
+	const struct event *evs = tr->evs, *x = &evs[i];
 	size_t j;
 
-	for (j = i + 1; j < nev && evs[j].t <= x->t + WAKE_SLACK_NS; j++) {
+	for (j = i + 1; j < tr->nev && evs[j].t <= x->t + WAKE_SLACK_NS; j++) {
 		if (evs[j].cpu != x->cpu)
 			continue;
 		if (evs[j].type == EV_IRQ)
@@ -270,17 +305,18 @@ int woken_by_irq(size_t i)
  * by its timer, as the rules' approximation does (idle_exit()); looked up
  * ahead here because the governors ask at entry.
  */
-u64 timer_by_lookahead(const struct event *e)
+u64 timer_by_lookahead(const struct trace *tr, const struct event *e)
 {
+	const struct event *evs = tr->evs;
 	size_t i;
 
-	for (i = e - evs + 1; i < nev; i++) {
+	for (i = e - evs + 1; i < tr->nev; i++) {
 		if (evs[i].cpu != e->cpu)
 			continue;
 		if (evs[i].type == EV_IRQ || evs[i].type == EV_ENTER)
 			return NO_TIME;
 		if (evs[i].type == EV_EXIT)
-			return woken_by_irq(i) ? NO_TIME : evs[i].t - e->t;
+			return woken_by_irq(tr, i) ? NO_TIME : evs[i].t - e->t;
 	}
 	return NO_TIME;
 }

@@ -597,9 +597,9 @@ def tick_period(replay, out):
     # tick's phase) is not given: with 0 every duration stopped the tick,
     # the choice was never made again for the kept tick, and the replay
     # chose C6 where the kernel took C1E (timer: 16% too deep against the
-    # kernel's 1.2%).  Since 2026-12-05 (eleventh session) the tick is
-    # stopped behind the deepest state for a predicted interrupt; the
-    # case is a timer and C1E cut to C1, kept whichever rule holds.
+    # kernel's 1.2%).  The tick is stopped behind the deepest state for a
+    # predicted interrupt; the case is a timer and C1E cut to C1, kept
+    # whichever rule holds.
     rows, _, _ = dump(replay, out, "kept-tick", kept_tick(), ("--rules", "adaptive", "--no-learn"))
     a = rule(rows, "adaptive")
     check("kept-tick-chosen-again", len(a) == 50 and all(x["chosen"] == 1 for x in a),

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * timers.h: the timers and the tick the nohz code knew at each idle
+ * entry, reconstructed from the trace's timer events (timers.c).
+ */
+#ifndef _IDLE_LOOP_TIMERS_H
+#define _IDLE_LOOP_TIMERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <linux/types.h>
+#include "trace.h"
+
+void timers_event(const struct event *e);
+u64 hrt_next(u32 cpu, u64 now);
+u64 hrt_next_ex(u32 cpu, u64 now, int no_tick);
+u64 wheel_sleep(u32 cpu, u64 now, bool stopped, u64 sleep_hrt, u64 next);
+bool tick_stopped_at_select(u32 cpu, u64 exit_t);
+bool tick_kept_at_select(u32 cpu, u64 exit_t);
+bool tick_expired_after(const struct trace *tr, size_t i);
+int woken_by_irq(const struct trace *tr, size_t i);
+u64 timer_by_lookahead(const struct trace *tr, const struct event *e);
+
+#endif
