@@ -159,7 +159,10 @@ METHOD = (
     "residency). A governor's different choices would have moved later wake times, "
     "which the oracle does not model (perf-scripts/idlebench/energy.py; idle-loop/ "
     "compiles the driver's own model and takes the same minimum). Its bounds are "
-    "checked on every run under \"Oracle violations\".\n")
+    "checked on every run under \"Oracle violations\". The headline's power / oracle "
+    "is the trace's charge over the oracle's, both on the same periods and span; the "
+    "driver's counters also hold the window's edges (the snapshots before and after "
+    "it), which is why the measured power sits above the trace's.\n")
 
 
 def caveats(bench):
