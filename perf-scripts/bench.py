@@ -85,8 +85,9 @@ def arguments(argv):
                     help="bench directory (default build/bench, the only one whose report "
                     "goes to docs/results.md; others report to OUT/report/results.md)")
     ap.add_argument("--no-cost", action="store_true",
-                    help="skip the cost stage (one -icount boot per "
-                    "configuration on 2 vCPUs: selection cost per idle entry, cost per IRQ)")
+                    help=f"skip the cost stage ({plan.COST_REPEATS} -icount boots per "
+                    f"configuration on {plan.COST_VCPUS} vCPUs, one with --quick: selection cost "
+                    "per idle entry, cost per IRQ)")
     ap.add_argument("--cost-only", action="store_true", help="only the cost stage")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the planned matrix and its estimated duration, run nothing")

@@ -48,8 +48,8 @@ CONFIGS = {c.name: c for c in (
     # boot: without the boost test (it failed once under TCG, "rtbf: 1")
     # and the forward-progress flood, as in scripts/test-robust.sh.
     # set.perf=0: perf sched record switches tracepoints on at run time,
-    # patching kernel text under the other vCPUs; under multi-threaded TCG
-    # that crashed a debug boot in __schedule (int3 Oops).
+    # patching kernel text under the other vCPUs (guest-image/README.md,
+    # "Known limits").
     Config("sched-debug", "patched-debug.bzImage",
            "no5lvl rcutorture.test_boost=0 rcutorture.fwd_progress=0",
            governor="sched_idle", expect="interrupt rule adaptive, learning, no prewake",

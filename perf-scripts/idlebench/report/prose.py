@@ -175,10 +175,9 @@ def caveats(bench):
              "with QEMU's other threads: latencies of several ms and large 'below' shares there are "
              "emulation jitter for every governor; compare governors only within a table.")
     L.append("- Repeats are few in quick mode; a `*` from n=2 is weak evidence.")
-    L.append("- Real time runs single-threaded TCG (idlebench/launch.py REAL_THREADS): QEMU "
-             "7.2's multi-threaded TCG ran stale translations of kernel text that perf had "
-             "just patched (`Oops: int3` in trace_sched_stat_runtime, 6 of 24 real-time boots "
-             "on 2026-12-05, none of 12 single-threaded; docs/design.md section 9).")
+    L.append("- Real time runs single-threaded TCG (idlebench/launch.py REAL_THREADS): "
+             "multi-threaded, QEMU 7.2 runs stale kernel text after perf patches it "
+             "(guest-image/README.md, \"Known limits\").")
     L.append("- Device-interrupt lateness under -icount is set by the emulator, not the "
              "governor, whenever one vCPU is busy while another one's interrupt is pending: "
              "single-threaded TCG's round-robin then runs the busy vCPU until the next QEMU "
