@@ -94,7 +94,7 @@ def header(runs, works, vcpus, configs, bench, last, skipped):
     ncells = len(glob.glob(os.path.join(bench, "cells", "*")))
     """The report's opening: where the numbers come from and how they were run."""
     host, qemu = host_info()
-    kernels, modes, reps, durs, seeds = set(), {}, {}, {}, {}
+    kernels, modes, reps, durs, seeds, measured = set(), {}, {}, {}, {}, {}
     for (w, v), g in runs.items():
         for c, ms in g.items():
             for m in ms:
@@ -109,6 +109,10 @@ def header(runs, works, vcpus, configs, bench, last, skipped):
                 seeds.setdefault(mt["mode"], set()).add(mt.get("seed", mt["repeat"]))
                 durs.setdefault(w, {}).setdefault(
                     mt["workloads"].get(w.split("@")[0]), set()).add(v)
+                # the window the guest measured (its uptime at the window's
+                # start and end), not only the one it was asked for
+                if m.get("window_s") is not None:
+                    measured.setdefault(w, []).append(m["window_s"])
             reps[(w, v, c)] = len(ms)
     cfgs_run = sorted({c for g in runs.values() for c in g}, key=configs.index)
     L = []
@@ -136,7 +140,9 @@ def header(runs, works, vcpus, configs, bench, last, skipped):
                  "the spread between repeats is the workload's, not the emulator's")
     L.append("- Timing mode and window per workload:")
     for w in works:
-        L.append(f"  - {w}: {window_text(durs.get(w, {}))}, {modes.get(w)}")
+        got = measured.get(w)
+        seen = f" (measured {min(got):.3f}-{max(got):.3f} s over {len(got)} runs)" if got else ""
+        L.append(f"  - {w}: {window_text(durs.get(w, {}))}{seen}, {modes.get(w)}")
     return L
 
 
