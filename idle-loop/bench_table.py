@@ -12,10 +12,8 @@ averages the rule's energy over them.
 
 Open loop favours the configuration that recorded the trace: its own
 choices shaped the idle periods (a tick it kept split them, a state it
-entered set the exit latency).  On devpoisson, 2 vCPUs (2026-12-05,
-docs/design.md section 11), patch 12's adaptive rule scored 1.200 on
-sched's traces and 1.289 on teo's, teo 1.274 and 1.131: rank rules on the
-traces of both.  The open-loop replay reads neither the traced answers
+entered set the exit latency), so rank rules on the traces of both
+(docs/design.md section 11).  The open-loop replay reads neither the traced answers
 (irq_predict_next) nor the kernel's rule numbers, so those lines are left
 out: traces of an older kernel replay too.
 

@@ -180,8 +180,8 @@ def known_answers(replay, out):
     #    2.5 ms falls inside the jitter): the adaptive rule predicts the
     #    median of the intervals still possible, so it errs both ways but
     #    less often than the last-interval rule, and never too deep more
-    #    often.  (Until 2026-12-05 it predicted the shortest interval:
-    #    3% too deep but 68% too shallow here.)
+    #    often (the shortest interval would be rarely too deep but mostly
+    #    too shallow here).
     rows, _, _ = dump(replay, out, "jitter", gen.SCENARIOS["jitter"](), ["--table", "arm"])
     deep, miss = {}, {}
     nan = float("nan")          # no rows: every comparison below is False

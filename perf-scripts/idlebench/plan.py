@@ -63,12 +63,10 @@ def plan(req, workloads):
 
 
 # Wall-time model of one cell (seconds): a boot, then per workload a fixed
-# cost and a cost per guest second.  Refitted on 2026-12-04 on the
-# wall-seconds of 100 cells of 2 vCPUs on this machine (2 -icount jobs at
-# once): 1-s windows, 6 workloads 75 s, 5 workloads 99 s, ipi alone 52 s,
-# 9 workloads of 2 s 258 s (107-390), real time 3 workloads 24 s, cost 54 s;
-# the model before (20 s per -icount workload) read 2-3x too long.  A
-# workload's cost depends on how busy it is (ipi, block), so expect +-30%.
+# cost and a cost per guest second, fitted on the wall-seconds of the
+# cells of 2 vCPUs on this 2-core machine (2 -icount jobs at once; the
+# measured run times are in docs/method.md).  A workload's cost depends
+# on how busy it is (ipi, block), so expect +-30%.
 def estimate(cell):
     v = cell.vcpus
     if cell.mode == "real":
