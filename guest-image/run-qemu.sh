@@ -23,10 +23,8 @@
 #   -T THREADS   real time only: `single` (the default) runs every vCPU
 #                on one TCG thread; `multi` one thread per vCPU, faster,
 #                but QEMU 7.2's multi-threaded TCG can run a stale
-#                translation of kernel text patched at run time: `Oops:
-#                int3` when perf enables its tracepoints, and once in
-#                make test's patched-2cpu boot as a static key was turned
-#                on at boot (2026-12-05)
+#                translation of kernel text patched at run time
+#                (guest-image/README.md, "Known limits")
 #   -t/-q        kill QEMU after DEADLINE_S in all, or after QUIET_S
 #                without console output
 #   -H N         N HPET comparators (QEMU's default is 3; the interrupt

@@ -13,12 +13,9 @@
 # CPU 0 to the last CPU at random intervals of 50-750 us (benchtool pipe
 # 400 1 0 LAST 350: IPI wakeups that no period predicts, most of them
 # before the deepest state's target residency, so that the idle loop
-# learns from them; until 2026-12-05 `perf bench sched pipe`, whose
-# back-to-back wakeups the predicted-wakeup source of patch 12 came to
-# announce, leaving 11-30 choices to learning in real time; under
-# -icount the random pipe left 37 in its last second, and 35 over 3 s:
-# patch 12's wakeup source predicts most of them, and learning steps in
-# only while early wakeups are most of the history), stops tracing, fails on
+# learns from them: back-to-back wakeups would be predicted by patch
+# 12's wakeup source, and learning steps in only while early wakeups
+# are most of the history), stops tracing, fails on
 # any lost event (per-CPU overrun, dropped events), and returns the
 # trace as RESULTS/trace.txt.gz.
 set -eu
