@@ -85,5 +85,5 @@ replay: tree
 include perf-scripts/bench.mk
 
 clean:
-	rm -rf $(BUILD)/kernels $(BUILD)/runs $(BUILD)/test $(BUILD)/initramfs.cpio* \
+	rm -rf $(BUILD)/kernels $(BUILD)/runs $(BUILD)/test $(BUILD)/test-controls $(BUILD)/initramfs.cpio* \
 		$(BUILD)/linux/.out-* $(BUILD)/linux-stock/.out-*
