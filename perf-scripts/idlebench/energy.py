@@ -184,15 +184,8 @@ def run_energy(periods, span, model, ncpu, edges=None, counters_ns=None, power_m
 def trace_metrics(text, src, model, ncpu, counters_ns=None, power_mw=None,
                   oracle=min_energy_state):
     """run_energy() of a tracefs text's idle periods (power:cpu_idle)."""
-    idle = trace.IdlePeriods()
-    first = last = None
-    for _cpu, t, ev, f in trace.events(text, src):
-        first = t if first is None else first
-        last = t
-        if ev == "cpu_idle":
-            cpu, state = trace.idle_state(f, src)
-            idle.add(cpu, t, state)
-    return run_energy(idle.periods, (first, last), model, ncpu, idle.edges(), counters_ns,
+    idle, _sel, span = trace.idle_periods(text, src)
+    return run_energy(idle.periods, span, model, ncpu, idle.edges(), counters_ns,
                       power_mw, oracle)
 
 

@@ -164,18 +164,8 @@ def parse_interrupts(text, src="interrupts"):
 def parse_trace(text, src="trace.txt"):
     """tracefs text: ({cpu: [(t_enter_s, t_exit_s, state)]}, [sched_idle_select
     fields], (first_ts, last_ts))"""
-    idle = trace.IdlePeriods()
-    sel = []
-    first = last = None
-    for _cpu, ts, ev, f in trace.events(text, src):
-        first = ts if first is None else first
-        last = ts
-        if ev == "cpu_idle":
-            cpu, state = trace.idle_state(f, src)
-            idle.add(cpu, ts, state)
-        elif ev == "sched_idle_select":
-            sel.append(f)
-    return idle.periods, sel, (first, last)
+    idle, sel, span = trace.idle_periods(text, src)
+    return idle.periods, sel, span
 
 
 # ------------------------------------------------------------------ one run
@@ -270,11 +260,10 @@ def parse_run(d, model=None, ncpu=None):
         m["emu_window_s"] = energy.counters_window_ns(b, a2) / 1e9
     tr = os.path.join(d, "trace.txt")
     if os.path.exists(tr) and model:
-        text = _read(tr)
-        _periods, sel, _span = parse_trace(text, tr)
+        idle, sel, span = trace.idle_periods(_read(tr), tr)
         win = m.get("emu_window_s")
-        m.update(energy.trace_metrics(text, tr, model, ncpu, None if win is None else win * 1e9,
-                                      m.get("power_mw")))
+        m.update(energy.run_energy(idle.periods, span, model, ncpu, idle.edges(),
+                                   None if win is None else win * 1e9, m.get("power_mw")))
         if sel:
             # which input won is taken from the kernel's own counters
             # (sched_idle stats), not re-derived from the event fields

@@ -109,6 +109,24 @@ class IdlePeriods:
                 for cpu, lead in self._lead.items()}
 
 
+def idle_periods(text, src="trace.txt"):
+    """A tracefs text's idle periods, read once: (IdlePeriods of its
+    power:cpu_idle events, [fields of each sched_idle_select], (first_s,
+    last_s) event times)."""
+    idle = IdlePeriods()
+    sel = []
+    first = last = None
+    for _cpu, t, ev, f in events(text, src):
+        first = t if first is None else first
+        last = t
+        if ev == "cpu_idle":
+            cpu, state = idle_state(f, src)
+            idle.add(cpu, t, state)
+        elif ev == "sched_idle_select":
+            sel.append(f)
+    return idle, sel, (first, last)
+
+
 def span(text, src="trace.txt"):
     """(first_s, last_s) event times of a trace, or None if it has none:
     the window, since bench.sh turns tracing on and off at its edges."""
