@@ -1,10 +1,15 @@
 # The user's verbs.  Everything generated goes to build/; each target
 # installs what it needs (apt-get, as root) and redoes only what changed.
 #
-#   make bench    build both kernels and the image, boot, measure, and
+#   make bench    build both kernels and the image, boot, measure into a
+#                 new run directory build/bench/YYYY.MM.DD-HH.MM.SS[-quick]
+#                 (build/bench/latest points to the newest), and
 #                 regenerate docs/results.md (BENCH_ARGS=--quick for a
 #                 short run; WORKLOADS=FILE runs the workloads of a TOML
-#                 file in the form of perf-scripts/workloads.toml)
+#                 file in the form of perf-scripts/workloads.toml;
+#                 RESUME=latest|DIR continues that run: only what it lacks
+#                 or what failed runs, with the arguments it started with)
+#   make report   docs/results.md from the latest run (RUN=DIR: another)
 #   make test     everything testable, ending in "N passed, N failed"
 #   make test-controls  the boot-level negative controls of make test's
 #                 guest checks: each boot must fail its check
@@ -24,6 +29,8 @@ SHELL := /bin/sh
 BUILD := build
 BENCH_ARGS ?=
 WORKLOADS ?=
+RESUME ?=
+RUN ?=
 KERNEL ?= patched
 VCPUS ?= 2
 ARGS ?=
@@ -68,10 +75,10 @@ test-robust:
 	@scripts/test-robust.sh
 
 bench: kernels bench-tools image
-	@python3 perf-scripts/bench.py $(if $(WORKLOADS),--workload-file $(WORKLOADS)) $(BENCH_ARGS)
+	@python3 perf-scripts/bench.py $(if $(RESUME),--resume $(RESUME),$(if $(WORKLOADS),--workload-file $(WORKLOADS))) $(BENCH_ARGS)
 
 report:
-	@python3 perf-scripts/report.py $(if $(WORKLOADS),--workload-file $(WORKLOADS))
+	@python3 perf-scripts/report.py $(if $(RUN),--run $(RUN)) $(if $(WORKLOADS),--workload-file $(WORKLOADS))
 
 # the HPET is left to the interrupt generator (hpet_irqgen), as in the bench
 shell: image

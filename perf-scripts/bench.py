@@ -9,17 +9,22 @@ and idlebench/configs.py; the work is in idlebench/ (perf-scripts/README.md).
   python3 perf-scripts/bench.py [--quick] [--configs menu,teo,sched]
         [--vcpus 1,2] [--repeats N | --seeds 1,1,2] [--workloads idle,timer,...]
         [--workload-file FILE] [--timing mixed|real|icount] [--shift N] [--jobs N]
-        [--kernels DIR] [--out build/bench] [--no-cost | --cost-only] [--dry-run]
-        [--no-report | --report-only]
+        [--kernels DIR] [--out DIR | --resume [RUN]] [--no-cost | --cost-only]
+        [--dry-run] [--no-report | --report-only]
 
-Prints the planned boots and an estimated duration first, then one
-progress line per boot (i/N, elapsed, ETA).  A cell whose verdict is PASS
-and whose numbers match what would run now is not run again; if some of
-its workloads failed or are missing, a boot of only those runs and its
-results merge into the cell.
+Each run writes a directory of its own, build/bench/YYYY.MM.DD-HH.MM.SS
+(UTC, -quick appended for --quick), and build/bench/latest points to the
+newest.  --resume [RUN] continues a run (default latest) with the
+arguments it was started with: a cell whose verdict is PASS and whose
+numbers match what would run now is not run again; if some of its
+workloads failed or are missing, a boot of only those runs and its
+results merge into the cell.  --out DIR does the same in a directory of
+your own.  Prints the planned boots and an estimated duration first,
+then one progress line per boot (i/N, elapsed, ETA).
 """
 import argparse
 import dataclasses
+import glob
 import json
 import os
 import subprocess
@@ -81,9 +86,15 @@ def arguments(argv):
                     help="parallel -icount guests (single-threaded TCG each)")
     ap.add_argument("--kernels", default=os.path.join(BUILD, "kernels"),
                     help="directory of the kernel images (default build/kernels)")
-    ap.add_argument("--out", default=os.path.join(BUILD, "bench"),
-                    help="bench directory (default build/bench, the only one whose report "
-                    "goes to docs/results.md; others report to OUT/report/results.md)")
+    ap.add_argument("--out", help="a bench directory of your own, run into as --resume "
+                    "does (reported to OUT/report/results.md); default: a new run "
+                    "directory build/bench/YYYY.MM.DD-HH.MM.SS[-quick] (reported to "
+                    "docs/results.md), build/bench/latest pointing to it")
+    ap.add_argument("--resume", nargs="?", const=cells.LATEST, metavar="RUN",
+                    help="continue the run RUN (a directory, or a name under build/bench; "
+                    "default latest) with the arguments it was started with: only the cells "
+                    "and workloads it lacks or that failed run; only --jobs, --dry-run, "
+                    "--no-report and --report-only go with it")
     ap.add_argument("--no-cost", action="store_true",
                     help=f"skip the cost stage ({plan.COST_REPEATS} -icount boots per "
                     f"configuration on {plan.COST_VCPUS} vCPUs, one with --quick: selection cost "
@@ -124,6 +135,59 @@ def request(a, table):
                         cost="only" if a.cost_only else "off" if a.no_cost else "on")
 
 
+# what --resume takes from this call: how to run, not what (that is the
+# resumed run's own, from its run.json)
+RESUME_TAKES = ("jobs", "dry_run", "no_report", "report_only")
+
+
+def resumed(a):
+    """The arguments of the run that a (with --resume) continues: those it
+    recorded in its run.json (or, for a directory of an older bench.py,
+    last-run.json), with a's RESUME_TAKES; out is the run's directory."""
+    try:
+        d = cells.find_run(a.resume)
+    except cells.RunError as e:
+        die(str(e))
+    default = vars(arguments([]))
+    given = [k for k, v in vars(a).items()
+             if k not in RESUME_TAKES + ("resume", "argv") and v != default[k]]
+    if given:
+        die(f"--resume runs what {os.path.relpath(d, TOP)} was started with; "
+            f"--{given[0].replace('_', '-')} does not go with it (start a new run instead)")
+    rec = cells.read_json(os.path.join(d, "run.json")) or \
+        cells.read_json(os.path.join(d, "last-run.json")) or {}
+    if not isinstance(rec.get("argv"), list):
+        die(f"{os.path.relpath(d, TOP)} has no run.json (nor last-run.json) with the "
+            "arguments it was run with: not a bench run")
+    old = arguments(rec["argv"])
+    for k in RESUME_TAKES:
+        setattr(old, k, getattr(a, k))
+    old.out, old.resume, old.argv = d, a.resume, rec["argv"]
+    return old
+
+
+def run_dir(a):
+    """The run's directory, when it exists already: --out's (made here),
+    --resume's, the latest run for --report-only; None for a new run,
+    which is made when it starts (a dry run makes none)."""
+    if a.out:
+        d = os.path.abspath(a.out)
+        os.makedirs(d, exist_ok=True)
+        return d
+    if a.report_only:
+        try:
+            return cells.find_run(cells.LATEST)
+        except cells.RunError as e:
+            die(str(e))
+    return None
+
+
+def in_runs(d):
+    """d is one of the runs under build/bench (or build/bench itself, where
+    an older bench.py wrote its one run)."""
+    return cells.RUNS in (d, os.path.dirname(d))
+
+
 def cmdline_or_none(cell, setup):
     """The cell's kernel command line, None when it cannot be made (the
     cell is then run, and its launch says why)."""
@@ -133,12 +197,15 @@ def cmdline_or_none(cell, setup):
         return None
 
 
-def build_inputs(out):
-    """udpgen and the initramfs (one make rule each), the block disk."""
+def build_inputs(run):
+    """udpgen and the initramfs (one make rule each), the block disk: one
+    for every run under build/bench, a directory of one's own has its own."""
     r = subprocess.run(["make", "-s", "-C", TOP, "build/udpgen", "build/initramfs.cpio"])
     if r.returncode:
         die("building build/udpgen or build/initramfs.cpio failed (make, above)")
-    disk = os.path.join(out, "disk.img")
+    home = cells.RUNS if run is None or in_runs(run) else run
+    os.makedirs(home, exist_ok=True)
+    disk = os.path.join(home, "disk.img")
     if not os.path.exists(disk):
         with open(disk + ".tmp", "wb") as f:
             f.write(os.urandom(64 << 20))
@@ -148,8 +215,9 @@ def build_inputs(out):
 
 def to_run(cell, cells_dir, kernels, initrd, lines):
     """cell itself, a copy that runs only the workloads its kept directory
-    lacks, or None when nothing of it is left to run."""
-    if not os.path.exists(initrd):
+    lacks, or None when nothing of it is left to run (cells_dir None: a
+    new run, where all is)."""
+    if cells_dir is None or not os.path.exists(initrd):
         return cell
     need = cells.missing(os.path.join(cells_dir, cell.name), cell,
                          os.path.join(kernels, CONFIGS[cell.config].kernel), initrd,
@@ -217,7 +285,11 @@ def run_all(todo, setup, cells_dir, jobs):
 
 
 def main(argv=None):
-    a = arguments(argv)
+    given = sys.argv[1:] if argv is None else argv
+    a = arguments(given)
+    a.argv = given
+    if a.resume is not None:
+        a = resumed(a)
     try:
         table = workloads.table(a.workload_file)
     except workloads.WorkloadError as e:
@@ -228,12 +300,13 @@ def main(argv=None):
                                                      launch.PORTS)))
         return
     req = request(a, table)
-    a.out = os.path.abspath(a.out)
-    cells_dir = os.path.join(a.out, "cells")
-    os.makedirs(cells_dir, exist_ok=True)
+    run = run_dir(a)
     if not a.report_only:
+        cells_dir = os.path.join(run, "cells") if run else None
         skipped = [f"{c}: not run by the last bench.py run (--configs "
                    f"{','.join(req.configs)}); its cells here are from an earlier one"
+                   if cells_dir and glob.glob(os.path.join(cells_dir, f"{c}-*")) else
+                   f"{c}: not run (--configs {','.join(req.configs)})"
                    for c in DEFAULT_CONFIGS if c not in req.configs]
         for c in list(req.configs):
             k = os.path.join(a.kernels, CONFIGS[c].kernel)
@@ -247,7 +320,7 @@ def main(argv=None):
         # (a dry run reads the one there is, or counts every cell to run)
         initrd = os.path.join(BUILD, "initramfs.cpio")
         if not a.dry_run:
-            initrd, udpgen, disk = build_inputs(a.out)
+            initrd, udpgen, disk = build_inputs(run)
         # only the workload table matters for the command lines compared
         lines = launch.Setup(table, a.kernels, initrd, "", "", a.shift)
         todo = [t for t in (to_run(c, cells_dir, a.kernels, initrd, lines) for c in all_cells)
@@ -255,26 +328,35 @@ def main(argv=None):
         announce(req, all_cells, todo, a.jobs, a.shift)
         if a.dry_run:
             return
-        atomic_write(os.path.join(a.out, "skipped.json"), json.dumps(skipped))
         setup = launch.Setup(table, a.kernels, initrd, disk, udpgen, a.shift)
         try:
             for c in todo:  # every command line is checked before the first boot
                 launch.kernel_cmdline(c, setup)
         except launch.LaunchError as e:
             die(str(e))
+        if run is None:
+            try:
+                run = cells.new_run(cells.RUNS, a.quick)
+            except (cells.RunError, OSError) as e:
+                die(str(e))
+        cells_dir = os.path.join(run, "cells")
+        os.makedirs(cells_dir, exist_ok=True)
+        log(f"run directory {os.path.relpath(run, TOP)}")
+        # what --resume runs again (a resumed run: what it was started with)
+        atomic_write(os.path.join(run, "run.json"), json.dumps({"argv": a.argv}))
+        atomic_write(os.path.join(run, "skipped.json"), json.dumps(skipped))
         total = run_all(todo, setup, cells_dir, a.jobs)
         log(f"matrix done in {total:.0f}s")
-        atomic_write(os.path.join(a.out, "last-run.json"),
+        atomic_write(os.path.join(run, "last-run.json"),
                      json.dumps({"seconds": round(total), "cells": len(all_cells),
                                  "ran": len(todo), "quick": a.quick,
-                                 "argv": sys.argv[1:] if argv is None else argv}))
+                                 "argv": given}))
     if not a.no_report:
-        # docs/results.md is the default matrix's; another --out reports
-        # into its own directory, so a side run cannot overwrite it
-        default_out = os.path.abspath(a.out) == os.path.abspath(os.path.join(BUILD, "bench"))
-        dest = (os.path.join(TOP, "docs", "results.md") if default_out
-                else os.path.join(a.out, "report", "results.md"))
-        report.build(a.out, dest, os.path.join(BUILD, "bench-noise"), table)
+        # docs/results.md is make bench's runs'; a directory of one's own
+        # reports into itself, so a side run cannot overwrite it
+        dest = (os.path.join(TOP, "docs", "results.md") if in_runs(run)
+                else os.path.join(run, "report", "results.md"))
+        report.build(run, dest, os.path.join(BUILD, "bench-noise"), table)
 
 
 if __name__ == "__main__":

@@ -1,32 +1,42 @@
 #!/usr/bin/env python3
-"""report.py: docs/results.md and docs/plots/*.png from a bench directory
-(`make report`).  The work is in idlebench/report/.
+"""report.py: docs/results.md and docs/plots/*.png from a bench run's
+directory (`make report`, `make report RUN=DIR`).  The work is in
+idlebench/report/.
 
-  python3 perf-scripts/report.py [--bench build/bench] [--out docs/results.md]
+  python3 perf-scripts/report.py [--run RUN] [--out docs/results.md]
         [--noise build/bench-noise] [--workload-file FILE]
+
+RUN is a run's directory, or a name under build/bench (a run as bench.py
+names it, YYYY.MM.DD-HH.MM.SS[-quick]); default latest, the newest run.
+A directory without a finished cell is refused with one line.
 """
 import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from idlebench import report, workloads  # noqa: E402
+from idlebench import cells, report, workloads  # noqa: E402
 from idlebench.workloads import TOP  # noqa: E402
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bench", default=os.path.join(TOP, "build", "bench"))
+    ap.add_argument("--run", default=cells.LATEST,
+                    help="a run's directory, or a name under build/bench (default latest)")
     ap.add_argument("--out", default=os.path.join(TOP, "docs", "results.md"))
     ap.add_argument("--noise", default=os.path.join(TOP, "build", "bench-noise"),
                     help="cells of the -icount/real-time noise comparison")
     ap.add_argument("--workload-file", help="workloads besides perf-scripts/workloads.toml")
     a = ap.parse_args(argv)
     try:
+        run = cells.find_run(a.run)
+        if not cells.has_cells(run):
+            raise cells.RunError(f"{run} has no finished cell (cells/CELL/meta.json): "
+                                 "not a bench run, or one that has not finished a boot")
         table = workloads.table(a.workload_file)
-    except workloads.WorkloadError as e:
+    except (cells.RunError, workloads.WorkloadError) as e:
         sys.exit(f"report: error: {e}")
-    report.build(a.bench, a.out, a.noise, table)
+    report.build(run, a.out, a.noise, table)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,14 @@
-"""A bench directory and its cells: one boot each, one directory each.
+"""A bench run's directory and its cells: one boot each, one directory each.
+
+Every `make bench` run writes a directory of its own, named by its start
+(UTC) as rcutorture's kvm.sh names its results:
+
+    build/bench/YYYY.MM.DD-HH.MM.SS[-quick]/   one run (BENCH below)
+    build/bench/latest -> YYYY.MM.DD-...       the newest run
+    BENCH/run.json           the run's bench.py arguments (--resume reads them)
+
+(new_run(), find_run()).  A directory named with --out, and build/bench
+itself, hold the same layout.
 
     BENCH/cells/CELL/        console.log, qemu.cmd, launch.info,
                              verdict (guest-image/judge.sh's, or the host's
@@ -22,7 +32,15 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from dataclasses import dataclass, field
+
+from .workloads import TOP
+
+# make bench's runs, each in a directory named by its start, and the link
+# to the newest of them
+RUNS = os.path.join(TOP, "build", "bench")
+LATEST = "latest"
 
 
 @dataclass
@@ -232,3 +250,46 @@ def load(bench):
             p["meta"] = meta
         out.append((d, meta, p))
     return out
+
+
+class RunError(Exception):
+    """A run directory that cannot be made or read (one line)."""
+
+
+def new_run(root, quick, now=None):
+    """A new run directory under root, named by the UTC time now (default:
+    the present), YYYY.MM.DD-HH.MM.SS, with -quick for a --quick run; root/
+    latest points to it once it exists."""
+    name = time.strftime("%Y.%m.%d-%H.%M.%S", time.gmtime(now)) + ("-quick" if quick else "")
+    d = os.path.join(root, name)
+    try:
+        os.makedirs(root, exist_ok=True)
+        os.mkdir(d)
+    except FileExistsError:
+        raise RunError(f"{d} exists already (a run started in the same second)") from None
+    link = os.path.join(root, LATEST)
+    tmp = link + ".tmp"
+    if os.path.lexists(tmp):
+        os.unlink(tmp)
+    os.symlink(name, tmp)
+    os.replace(tmp, link)
+    return d
+
+
+def find_run(arg, root=None):
+    """The directory of a run given as a path or as a name under root
+    (default RUNS: latest, or a date as new_run() names it); latest read
+    through to the run it points to, so that a report names the run and
+    not the link.  RunError when there is none."""
+    d = arg if os.path.isdir(arg) or os.sep in arg else os.path.join(root or RUNS, arg)
+    if os.path.islink(d):
+        d = os.path.join(os.path.dirname(d), os.readlink(d))
+    if not os.path.isdir(d):
+        hint = " (make bench makes one)" if os.path.basename(d) == LATEST else ""
+        raise RunError(f"no run directory {d}{hint}")
+    return os.path.abspath(d)
+
+
+def has_cells(bench):
+    """bench holds at least one finished cell (cells/CELL/meta.json)."""
+    return any(True for _ in files(bench, "meta.json"))

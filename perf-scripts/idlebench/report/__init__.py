@@ -1,4 +1,4 @@
-"""docs/results.md and docs/plots/*.png from a bench directory's cells.
+"""docs/results.md and docs/plots/*.png from a bench run's cells.
 
 Every number in the report comes from a parsed run (cells/*/parsed.json);
 a configuration without runs shows as "not run", a failed cell is listed
@@ -103,6 +103,6 @@ def build(bench, out, noise_dir, workloads):
     L.extend(cost_lines)
     L.extend(tables.cv_goal_section(runs, works,
                                     lambda w: w in workloads and workloads[w].device))
-    L.extend(prose.conclusions(noise, losses, runs, skipped))
+    L.extend(prose.conclusions(noise, losses, runs, skipped, bench))
     atomic_write(out, "\n".join(L) + "\n")
     print(f"report: {out} ({len(made)} plots in {pdir})")

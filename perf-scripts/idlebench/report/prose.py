@@ -198,8 +198,8 @@ def caveats(bench):
     return L
 
 
-def conclusions(noise, losses, runs, skipped):
-    """Run-to-run noise and where sched loses."""
+def conclusions(noise, losses, runs, skipped, bench):
+    """Run-to-run noise and where sched loses (bench: the run's directory)."""
     L = ["## Run-to-run noise\n"]
     if noise:
         for k, cvs in noise.items():
@@ -211,7 +211,8 @@ def conclusions(noise, losses, runs, skipped):
     L.append("\n## Where sched loses\n")
     if not any("sched" in g for g in runs.values()):
         why = [x for x in skipped if x.startswith("sched:")]
-        L.append("- sched was not run (" + (why[0] if why else "no runs of it under build/bench")
+        L.append("- sched was not run (" + (why[0] if why else
+                                           f"no runs of it in {os.path.relpath(bench, TOP)}")
                  + "): no comparison, so no claim either way.")
     elif losses:
         L.extend(f"- {x}" for x in losses)
