@@ -295,9 +295,12 @@ def main(argv=None):
     except workloads.WorkloadError as e:
         die(str(e))
     if a.guest_words:
-        print(":".join(w for n in split_list(a.guest_words, list(table), "workload")
-                       for w in table[n].guest_words(a.seconds or table[n].seconds,
-                                                     launch.PORTS)))
+        # a boot's words (launch.guest_words) without its set. options,
+        # which a boot by hand gives its own
+        names = split_list(a.guest_words, list(table), "workload")
+        cell = cells.Cell(DEFAULT_CONFIGS[0], 2, 1, "icount",
+                          [(n, a.seconds or table[n].seconds) for n in names])
+        print(":".join(w for w in launch.guest_words(cell, table) if not w.startswith("set.")))
         return
     req = request(a, table)
     run = run_dir(a)

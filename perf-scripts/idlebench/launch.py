@@ -73,24 +73,40 @@ class Setup:
 COST_ARGS = "hpet=disable cpuidle_cost.enable=1"
 
 
-def guest_words(cell, s):
-    """bench.sh's arguments (init passes guest.args, ':'-separated)."""
-    ws = [s.workloads[n] for n, _ in cell.boot_works]
+def guest_words(cell, table):
+    """Every word of guest-image/guest/bench.sh for one boot of cell (init
+    hands them over as guest.args, ':'-separated; bench.sh's header says
+    what each means), and the only place they are made: the configuration's
+    set. words and the seed, the NICs when a workload takes host traffic,
+    then for each workload of the boot NAME=SECONDS, the window the cell
+    holds for it, and NAME.CMD=VALUE for each command of its table entry."""
+    ws = [(n, secs, table[n]) for n, secs in cell.boot_works]
     if cell.mode == "cost":
         words = ["set.perf=0", f"set.seed={cell.seed}"]
     else:
         words = list(CONFIGS[cell.config].guest_sets) + [f"set.seed={cell.seed}"]
-    if any(w.traffic for w in ws):
+    if any(w.traffic for _, _, w in ws):
         words += [f"nic={mac.replace(':', '-')},{addr}/24" for mac, addr, _ in NICS]
-    for w, (_, secs) in zip(ws, cell.boot_works):
-        words += w.guest_words(secs, PORTS)
+    for n, secs, w in ws:
+        words += [f"{n}={secs}", f"{n}.ct={w.cyclictest_us}"]
+        if w.rtc_hz:
+            words.append(f"{n}.rtc={w.rtc_hz}")
+        if w.blk_period_us:
+            words.append(f"{n}.blk={w.blk_period_us}")
+        if w.pipe_loops:
+            words.append(f"{n}.pipe={w.pipe_loops}")
+        if w.pipe_period_us:
+            words.append(f"{n}.pipeper={w.pipe_period_us}")
+        words += [f"{n}.gen={src.replace(' ', ',')}" for src in w.gen]
+        if w.traffic:
+            words.append(f"{n}.udp={','.join(map(str, PORTS[:w.traffic.streams]))}")
     return words
 
 
 def kernel_cmdline(cell, s):
     cfg = CONFIGS[cell.config]
     head = COST_ARGS if cell.mode == "cost" else COMMON_ARGS
-    words = [head, cfg.args, "guest.args=" + ":".join(guest_words(cell, s))]
+    words = [head, cfg.args, "guest.args=" + ":".join(guest_words(cell, s.workloads))]
     if cell.mode == "real":
         words.append(REAL_ARGS)
     line = " ".join(w for w in words if w)

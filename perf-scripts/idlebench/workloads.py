@@ -3,8 +3,9 @@ names with --workload-file) read into Workload records.  Every other
 module takes a workload's facts from here: its timing mode, window, guest
 commands, generator sources, host traffic.
 
-A workload reaches the guest as words of guest-image/guest/bench.sh:
-NAME=SECONDS, then NAME.CMD=VALUE for each of its commands (guest_words).
+A workload's facts flow one way: the plan puts its window into a Cell
+(idlebench/plan.py), and launch.guest_words() makes the words of
+guest-image/guest/bench.sh from the Cell and these records.
 """
 import os
 import tomllib
@@ -75,23 +76,6 @@ class Workload:
         if timing == "icount" and self.traffic is None:
             return "icount"
         return "real"
-
-    def guest_words(self, seconds, ports):
-        """bench.sh's words for one window of this workload."""
-        n = self.name
-        w = [f"{n}={seconds}", f"{n}.ct={self.cyclictest_us}"]
-        if self.rtc_hz:
-            w.append(f"{n}.rtc={self.rtc_hz}")
-        if self.blk_period_us:
-            w.append(f"{n}.blk={self.blk_period_us}")
-        if self.pipe_loops:
-            w.append(f"{n}.pipe={self.pipe_loops}")
-        if self.pipe_period_us:
-            w.append(f"{n}.pipeper={self.pipe_period_us}")
-        w += [f"{n}.gen={src.replace(' ', ',')}" for src in self.gen]
-        if self.traffic:
-            w.append(f"{n}.udp={','.join(map(str, ports[:self.traffic.streams]))}")
-        return w
 
 
 _INTS = ("seconds", "cyclictest_us", "rtc_hz", "blk_period_us", "pipe_loops",

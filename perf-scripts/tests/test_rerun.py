@@ -159,7 +159,7 @@ class RerunTest(unittest.TestCase):
         self.assertEqual(c.name, self.cell.name)
         self.assertEqual(c.only, ("timer", "rtc", "dev"))
         self.assertEqual(c.boot_works, [("timer", 1), ("rtc", 1), ("dev", 1)])
-        words = launch.guest_words(c, self.setup)
+        words = launch.guest_words(c, TABLE)
         self.assertIn("rtc=1", words)
         self.assertNotIn("idle=1", words)
         self.assertNotIn("idle=1", launch.kernel_cmdline(c, self.setup))

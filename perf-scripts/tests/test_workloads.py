@@ -42,14 +42,20 @@ class TableTest(unittest.TestCase):
         self.assertEqual(CONFIGS["sched-rfc"].vcpus, (1, 2, 4))
 
     def test_guest_words(self):
-        self.assertEqual(TABLE["dev2"].guest_words(1, launch.PORTS), [
-            "dev2=1", "dev2.ct=10100",
+        # one function makes them all, from the cell: its windows, not the table's
+        def words(works, mode="icount"):
+            return launch.guest_words(Cell("menu", 2, 1, mode, works), TABLE)
+        self.assertEqual(words([("dev2", 1)]), [
+            "set.seed=1", "dev2=1", "dev2.ct=10100",
             "dev2.gen=cpu=0,proc=periodic,period_us=1000,jitter_us=50",
             "dev2.gen=cpu=0,proc=periodic,period_us=1500,jitter_us=75"])
-        self.assertEqual(TABLE["net2"].guest_words(2, launch.PORTS)[-1], "net2.udp=5001,5002")
-        self.assertEqual(TABLE["mixed"].guest_words(1, launch.PORTS),
-                         ["mixed=1", "mixed.ct=1000", "mixed.pipeper=1000", "mixed.udp=5001"])
-        self.assertIn("devmix.pipeper=1300", TABLE["devmix"].guest_words(2, launch.PORTS))
+        self.assertEqual(words([("net2", 2)], "real")[-1], "net2.udp=5001,5002")
+        self.assertEqual(words([("mixed", 1)], "real"),
+                         ["set.seed=1", "nic=52-54-00-00-be-01,10.0.2.15/24",
+                          "nic=52-54-00-00-be-02,10.0.3.15/24",
+                          "mixed=1", "mixed.ct=1000", "mixed.pipeper=1000", "mixed.udp=5001"])
+        self.assertIn("devmix.pipeper=1300", words([("devmix", 2)]))
+        self.assertEqual(words([("timer", 7)])[1], "timer=7")
         self.assertNotIn("devmixpipe", TABLE)
 
     def test_user_file(self):
