@@ -44,7 +44,8 @@
 #                  patch 3; boot with hpet=disable), SPEC its line with ','
 #                  for ' ', cpu=last for the last CPU; seed= is added here
 #   udp=PORT[,PORT]  receive host UDP traffic: the host starts udpgen when
-#                  this script prints "bench-sync: start NAME SECONDS"
+#                  this script prints "bench-sync: start NAME" (the host
+#                  holds NAME's window; it refuses a NAME it did not give)
 # nic=MAC,ADDR (MAC with '-') gives the NIC with that MAC the address.
 # Options: set.perf=0|1 (perf sched record, default 1), set.seed=N
 # (default 1): the window opens (N * 7919) mod 10000 us after its
@@ -286,7 +287,7 @@ cmd_udp() {
 	benchtool udprecv "$2" $((secs + 3)) </dev/null >"$d/udprecv.log" 2>&1 &
 	rpid=$!
 	sleep 0.3
-	echo "bench-sync: start $name $secs" >/dev/kmsg
+	echo "bench-sync: start $name" >/dev/kmsg
 	sleep 1
 }
 each() { # each PHASE: every command of the window's workload

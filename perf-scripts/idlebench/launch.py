@@ -154,25 +154,45 @@ def run_qemu_cmd(cell, s, work):
                                           "-t", str(budget + 180), "-q", str(quiet)]
 
 
-class TrafficThread(threading.Thread):
-    """Follows the console; on 'bench-sync: start NAME SECS' starts udpgen
-    with that workload's traffic, its output in log_fmt.format(NAME)."""
+# the guest's word that its receiver listens (guest-image/guest/bench.sh
+# cmd_udp): the workload's name, nothing the host does not hold already
+SYNC = re.compile(r"bench-sync: start (\S+)")
 
-    def __init__(self, console, s, log_fmt):
+
+class TrafficThread(threading.Thread):
+    """Follows the console of a boot of cell; on the guest's 'bench-sync:
+    start NAME' starts udpgen with workload NAME's traffic for the window
+    the cell holds for it (and 3 s of margin), its output in
+    log_fmt.format(NAME).  A NAME that is not a workload of this boot with
+    host traffic starts nothing: error says so in one line, and the cell
+    fails with it."""
+
+    def __init__(self, console, cell, s, log_fmt):
         super().__init__()
-        self.console, self.s, self.log_fmt = console, s, log_fmt
+        self.console, self.cell, self.s, self.log_fmt = console, cell, s, log_fmt
+        self.windows = {n: secs for n, secs in cell.boot_works if s.workloads[n].traffic}
+        self.seen, self.error = set(), None
         self.stop = threading.Event()
 
-    def _start(self, name, secs, procs):
-        tr = self.s.workloads[name].traffic
-        if tr:
+    def feed(self, text, procs):
+        """The sync lines of text, complete lines of the console."""
+        for name in SYNC.findall(text):
+            if name in self.seen:
+                continue
+            self.seen.add(name)
+            if name not in self.windows:
+                self.error = self.error or (
+                    f"FAIL: bench-sync names '{name}', not a workload with traffic of "
+                    f"{self.cell.name} ({','.join(self.windows) or 'none'})")
+                continue
             with open(self.log_fmt.format(name), "w") as lf:
                 procs.append(subprocess.Popen(
-                    [self.s.udpgen] + tr.udpgen_args(PORTS) + ["-d", str(secs + 3)],
+                    [self.s.udpgen] + self.s.workloads[name].traffic.udpgen_args(PORTS)
+                    + ["-d", str(self.windows[name] + 3)],
                     stdout=lf, stderr=subprocess.STDOUT))
 
     def run(self):
-        seen, pos, procs = set(), 0, []
+        pos, procs = 0, []
         while not self.stop.is_set():
             try:
                 with open(self.console, "rb") as f:
@@ -183,11 +203,7 @@ class TrafficThread(threading.Thread):
             nl = chunk.rfind(b"\n")
             if nl >= 0:
                 pos += nl + 1
-                for m in re.finditer(r"bench-sync: start (\w+) (\d+)",
-                                     chunk[:nl].decode("utf-8", "replace")):
-                    if m.group(1) not in seen:
-                        seen.add(m.group(1))
-                        self._start(m.group(1), int(m.group(2)), procs)
+                self.feed(chunk[:nl].decode("utf-8", "replace"), procs)
             time.sleep(0.1)
         for p in procs:
             if p.poll() is None:
@@ -274,7 +290,8 @@ def run(cell, s, cells_dir):
     traffic = None
     if cell.mode == "real":
         os.makedirs(work, exist_ok=True)
-        traffic = TrafficThread(os.path.join(work, "console.log"), s, final + ".udpgen-{}.log")
+        traffic = TrafficThread(os.path.join(work, "console.log"), cell, s,
+                                final + ".udpgen-{}.log")
         traffic.start()
     t0 = time.time()
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -285,6 +302,10 @@ def run(cell, s, cells_dir):
     verdict = read_verdict(work, r.stdout)
     if "file system full" in verdict:
         raise LaunchError(f"cell {cell.name}: {verdict}; earlier cells in {cells_dir} untouched")
+    if traffic and traffic.error:
+        # host and guest disagree on the boot's workloads: nothing of it counts
+        verdict = traffic.error if verdict.startswith("PASS") else \
+            f"{verdict}; {traffic.error.removeprefix('FAIL: ')}"
     parsed = None
     if verdict.startswith("PASS"):
         parsed, failed = collect(cell, final, os.path.join(work, "results"))

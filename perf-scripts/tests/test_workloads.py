@@ -1,7 +1,10 @@
 """Unit tests of the two tables (workloads.toml, configs.py) and of what
-launch.py makes of a cell: guest words, kernel command line, devices."""
+launch.py makes of a cell: guest words, kernel command line, devices, the
+host traffic that the guest's sync line starts."""
+import dataclasses
 import os
 import tempfile
+import time
 import unittest
 
 import common  # noqa: F401 (sets the path)
@@ -127,6 +130,143 @@ class LaunchTest(unittest.TestCase):
         many = [(w, 1) for w in TABLE if TABLE[w].timing == "icount"] * 4
         with self.assertRaisesRegex(launch.LaunchError, "over the kernel's 2048"):
             launch.kernel_cmdline(Cell("menu", 2, 1, "icount", many), setup())
+
+
+# udpgen's stand-in: its arguments, one line
+UDPGEN = "#!/bin/sh\necho \"$@\"\n"
+BENCH_SH = os.path.join(workloads.TOP, "guest-image", "guest", "bench.sh")
+
+
+class TrafficSyncTest(unittest.TestCase):
+    """The guest's sync line carries the workload's name only: udpgen gets
+    the window from the cell the host launched, and a name that is no
+    workload with traffic of that boot is refused with one line."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        t = self.tmp.name
+        self.udpgen = os.path.join(t, "udpgen")
+        with open(self.udpgen, "w") as f:
+            f.write(UDPGEN)
+        os.chmod(self.udpgen, 0o755)
+        self.console = os.path.join(t, "console.log")
+        self.cell = Cell("menu", 2, 1, "real", [("timer", 1), ("net", 5), ("net2", 2)])
+        self.s = launch.Setup(TABLE, "/k", "/i.cpio", "/d.img", self.udpgen)
+        self.fmt = os.path.join(t, "udpgen-{}.log")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def feed(self, text):
+        th = launch.TrafficThread(self.console, self.cell, self.s, self.fmt)
+        procs = []
+        th.feed(text, procs)
+        for p in procs:
+            p.wait()
+        return th, len(procs)
+
+    def sent(self, name):
+        with open(self.fmt.format(name)) as f:
+            return f.read().split()
+
+    def test_the_guest_line_starts_the_cells_window(self):
+        # bench.sh's own line, as the console shows it
+        with open(BENCH_SH) as f:
+            line = [x.strip() for x in f if "bench-sync: start" in x and "echo" in x]
+        self.assertEqual(line, ['echo "bench-sync: start $name" >/dev/kmsg'])
+        th, n = self.feed("[   12.5] bench-sync: start net\r\n[   14.0] bench-sync: start net2\n"
+                          "[   14.1] bench-sync: start net\n")
+        self.assertIsNone(th.error)
+        self.assertEqual(n, 2)
+        got = self.sent("net")
+        self.assertEqual(got[got.index("-d") + 1], "8")   # the cell's 5 s, and 3
+        self.assertEqual(got[:6], ["-m", "periodic", "-p", "5001", "-P", "1000"])
+        got = self.sent("net2")
+        self.assertEqual(got[got.index("-d") + 1], "5")
+
+    def test_control_a_name_the_host_did_not_give(self):
+        # mixed: a workload with traffic, but not of this boot; timer: of
+        # this boot, without traffic; nothing starts, one line says why
+        for name in ("mixed", "timer"):
+            th, n = self.feed(f"bench-sync: start {name}\n")
+            self.assertEqual(n, 0)
+            self.assertFalse(os.path.exists(self.fmt.format(name)))
+            self.assertEqual(th.error, f"FAIL: bench-sync names '{name}', not a workload with "
+                             "traffic of menu-2cpu-real-r1 (net,net2)")
+        # a rerun boot of timer alone has no traffic workload at all
+        self.cell = dataclasses.replace(self.cell, only=("timer",))
+        th, n = self.feed("bench-sync: start net\n")
+        self.assertEqual(n, 0)
+        self.assertRegex(th.error, r"^FAIL: bench-sync names 'net', .* \(none\)$")
+
+    def test_the_thread_follows_the_console(self):
+        th = launch.TrafficThread(self.console, self.cell, self.s, self.fmt)
+        th.start()
+        try:
+            with open(self.console, "w") as f:
+                f.write("bench-sync: start net2\nbench-sync: start nope\n")
+            for _ in range(50):
+                if th.error and os.path.exists(self.fmt.format("net2")):
+                    break
+                time.sleep(0.1)
+        finally:
+            th.stop.set()
+            th.join()
+        self.assertIn("'nope'", th.error)
+        self.assertIn("-d", self.sent("net2"))
+
+
+# run-qemu.sh's stand-in: the guest's sync line on the console, then PASS
+RUN_QEMU = r"""#!/bin/sh
+while [ $# -gt 0 ]; do
+	case "$1" in -o) o=$2; shift ;; esac
+	shift
+done
+mkdir -p "$o"
+echo "[    9.9] bench-sync: start $SYNC_NAME" >>"$o/console.log"
+sleep 0.6
+echo PASS >"$o/verdict"
+"""
+
+
+class TrafficVerdictTest(unittest.TestCase):
+    """launch.run: the refused sync line is the cell's verdict."""
+    setUp, tearDown = TrafficSyncTest.setUp, TrafficSyncTest.tearDown
+
+    def boot(self, name):
+        t = self.tmp.name
+        stub = os.path.join(t, "run-qemu.sh")
+        with open(stub, "w") as f:
+            f.write(RUN_QEMU)
+        os.chmod(stub, 0o755)
+        for f in ("stock.bzImage", "i.cpio"):
+            with open(os.path.join(t, f), "w") as fh:
+                fh.write(f)
+        s = launch.Setup(TABLE, t, os.path.join(t, "i.cpio"), "/d.img", self.udpgen)
+        cells_dir = os.path.join(t, "cells")
+        os.makedirs(cells_dir)
+        saved, launch.RUN_QEMU = launch.RUN_QEMU, stub
+        os.environ["SYNC_NAME"] = name
+        try:
+            return launch.run(Cell("menu", 2, 1, "real", [("net", 1)]), s, cells_dir)
+        finally:
+            launch.RUN_QEMU = saved
+            del os.environ["SYNC_NAME"]
+
+    def test_refused_sync_fails_the_cell(self):
+        m = self.boot("net2")
+        self.assertEqual(m["verdict"], "FAIL: bench-sync names 'net2', not a workload with "
+                         "traffic of menu-2cpu-real-r1 (net)")
+        with open(os.path.join(self.tmp.name, "cells", "menu-2cpu-real-r1", "verdict")) as f:
+            self.assertEqual(f.read(), m["verdict"] + "\n")
+
+    def test_control_the_cells_own_name(self):
+        # the same boot syncing on its own workload: udpgen runs (its log
+        # is moved into the cell's results only when they exist), no refusal
+        m = self.boot("net")
+        self.assertNotIn("bench-sync", m["verdict"])
+        self.assertTrue(os.path.exists(os.path.join(self.tmp.name, "cells",
+                                                    "menu-2cpu-real-r1.udpgen-net.log")))
 
 
 if __name__ == "__main__":
