@@ -18,7 +18,7 @@ from test_report import write_cell
 
 REPORT = os.path.join(os.path.dirname(HERE), "report.py")
 # 2026-12-06 07:30:00 UTC
-NOON = 1796542200
+START = 1796542200
 
 
 def write(path, text):
@@ -35,9 +35,9 @@ class RunDirTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_named_by_date_latest_follows(self):
-        a = cells.new_run(self.root, False, NOON)
+        a = cells.new_run(self.root, False, START)
         self.assertEqual(os.path.basename(a), "2026.12.06-07.30.00")
-        b = cells.new_run(self.root, True, NOON + 61)
+        b = cells.new_run(self.root, True, START + 61)
         self.assertEqual(os.path.basename(b), "2026.12.06-07.31.01-quick")
         # latest is a link, relative, to the newest
         self.assertEqual(os.readlink(os.path.join(self.root, "latest")),
@@ -52,9 +52,9 @@ class RunDirTest(unittest.TestCase):
         # no run yet: latest is missing; a second run in the same second
         with self.assertRaisesRegex(cells.RunError, "no run directory .*latest"):
             cells.find_run("latest", self.root)
-        cells.new_run(self.root, False, NOON)
+        cells.new_run(self.root, False, START)
         with self.assertRaisesRegex(cells.RunError, "exists already"):
-            cells.new_run(self.root, False, NOON)
+            cells.new_run(self.root, False, START)
         with self.assertRaisesRegex(cells.RunError, "no run directory"):
             cells.find_run("2026.12.06-07.30.01", self.root)
 
