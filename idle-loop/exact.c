@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * exact.c: the exact replay (patch 10's irq_predict events): the stamps the kernel's
+ * exact.c: the exact replay (the irq_predict trace events): the stamps the kernel's
  * predictor recorded, the interrupts it forgot and the questions it was
  * asked are fed to the same code; each answer and each chosen state is
  * compared with the traced one.
@@ -246,6 +246,13 @@ static void exact_select(struct exact *xs, struct exact_cpu *x, const struct eve
 			c = &c1;
 		}
 	}
+	if (c->index >= 0 && c->restart_tick) {
+		if (s->restarted_ns == NO_TIME)
+			fail(e->line, "sched_idle_select restarted the tick without restarted_ns: too old for exact replay");
+		sched_idle_tick_restarted(&drv, &dev, &w, lat, s->restarted_ns, c);
+		index = c->index;
+		ok = ok && c->index == s->state;
+	}
 	if (c->index >= 0) {
 		x->hist_expected = c->expected_ns;
 		x->hist_pend = 1;
@@ -300,7 +307,9 @@ void replay_exact(struct exact *xs, const struct trace *tr)
 			exact_lost(ecpu_get(xs, e->cpu));
 			break;
 		case EV_RING_LOST:
-			irq_predict_lost(&ecpu_get(xs, e->cpu)->pc);
+			if (e->ring_lost.first_ns == NO_TIME)
+				fail(e->line, "irq_predict_lost without first_ns: too old for exact replay");
+			irq_predict_lost(&ecpu_get(xs, e->cpu)->pc, e->ring_lost.first_ns);
 			break;
 		case EV_RESET: {
 			struct exact_cpu *x = ecpu_get(xs, e->cpu);

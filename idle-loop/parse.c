@@ -326,7 +326,7 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 
 		u64 stop = arg_u64(ln, a, na, "stop_tick");
 		struct tok dt;
-		u64 delta = NO_TIME;
+		u64 delta = NO_TIME, restarted = NO_TIME;
 		int stopped = -1;
 		s64 learned = -1;
 
@@ -335,8 +335,18 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 			fail(ln, "bad delta_tick_ns=%.*s", (int)dt.len, dt.s);
 		/* tick_stopped, learned_ns: since the third */
 		if (arg(a, na, "tick_stopped", &dt)) {
-			stopped = arg_u64(ln, a, na, "tick_stopped") != 0;
+			u64 t = arg_u64(ln, a, na, "tick_stopped");
+
+			if (t > 2)
+				fail(ln, "tick_stopped=%" PRIu64 " out of range", t);
+			stopped = (int)t;
 			learned = arg_s64(ln, a, na, "learned_ns");
+		}
+		/* restarted_ns: since the fourth */
+		if (arg(a, na, "restarted_ns", &dt)) {
+			s64 r = arg_s64(ln, a, na, "restarted_ns");
+
+			restarted = r < 0 ? NO_TIME : (u64)r;
 		}
 		check_irq(ln, irq);
 		if (state < -1000 || state >= CPUIDLE_STATE_MAX)
@@ -348,6 +358,7 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 		e->select.delta_tick_ns = delta;
 		e->select.stop_tick = stop != 0;
 		e->select.tick_stopped = stopped;
+		e->select.restarted_ns = restarted;
 		e->select.learned_ns = learned < 0 ? NO_TIME : (u64)learned;
 		e->select.state = state;
 		rd->tr->have_select = true;
@@ -397,12 +408,16 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 		e->forget.irq = irq;
 		rd->tr->have_predict = true;
 	} else if (tok_is(&ev, "irq_predict_lost")) {
-		/* patch 6: the ring overflowed before this drain */
+		/* the ring overflowed before this drain */
+		struct tok f;
+
 		e = new_event(rd, ln, ts, cpu, EV_RING_LOST);
 		e->ring_lost.stamps = arg_u64(ln, a, na, "stamps");
+		e->ring_lost.first_ns = arg(a, na, "first_ns", &f) ?
+					arg_u64(ln, a, na, "first_ns") : NO_TIME;
 		rd->tr->have_predict = true;
 	} else if (tok_is(&ev, "irq_predict_reset")) {
-		/* patch 6: too many forgets missed, the table starts over */
+		/* too many forgets missed, the table starts over */
 		e = new_event(rd, ln, ts, cpu, EV_RESET);
 		e->reset.forgets = arg_u64(ln, a, na, "forgets");
 		rd->tr->have_predict = true;

@@ -27,8 +27,8 @@
  * residual wait, which a long tail lengthens; the kernel could compute it
  * from the sorted window in the same loop); "noring": the adaptive rule
  * without its repeating windows (each source's repeat bits cleared before
- * it predicts: the rule of patch 13, before an irregular source whose
- * window repeats itself predicted the interval one window back).
+ * it predicts: an irregular source never predicts the interval one
+ * window back).
  */
 enum replay_rule {
 	RULE_TIMER,

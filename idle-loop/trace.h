@@ -46,7 +46,8 @@ struct ev_select {
 	u64 learned_ns;		/* residency learned from, NO_TIME for none */
 	int state;		/* the state the kernel chose */
 	int stop_tick;		/* the kernel's tick decision */
-	int tick_stopped;	/* tick stopped before, -1 not traced */
+	int tick_stopped;	/* enum sched_idle_tick, -1 not traced */
+	u64 restarted_ns;	/* first expiry of a restarted tick, or NO_TIME */
 };
 
 /* EV_HRT_START, EV_HRT_CANCEL, EV_HRT_EXPIRE: timer:hrtimer_* */
@@ -71,12 +72,13 @@ struct ev_next {
 	int rule;
 };
 
-/* EV_RING_LOST: irq_predict_lost (patch 6: the ring overflowed) */
+/* EV_RING_LOST: irq_predict_lost (the ring overflowed) */
 struct ev_ring_lost {
 	u64 stamps;
+	u64 first_ns;		/* the first stamp kept, NO_TIME when not traced */
 };
 
-/* EV_RESET: irq_predict_reset (patch 6: too many forgets missed) */
+/* EV_RESET: irq_predict_reset (too many forgets missed) */
 struct ev_reset {
 	u64 forgets;
 };

@@ -57,3 +57,13 @@ kbuild_lock() {
 		flock 9
 	fi
 }
+
+# series_patches KIND [SERIES]: the patches of KIND (stock: the "both"
+# groups of series/series; patched: every patch), in git am order.
+series_patches() {
+	awk -v kind="$1" '
+		/^# ---- both/ { g = "both"; next }
+		/^# ---- patched/ { g = "patched"; next }
+		/^#/ || /^[[:space:]]*$/ { next }
+		kind == "patched" || g != "patched" { print }' "${2:-$TOP/series/series}"
+}

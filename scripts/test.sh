@@ -59,6 +59,11 @@ for p in "$TOP"/series/0*.patch; do
 		perl "$cp" --no-tree --strict --quiet "$p"
 done
 [ "${SKIP_SERIES_BUILDS:-0}" = 1 ] || check series-builds "$TOP/scripts/build-each-patch.sh"
+# the proposal applies to the pinned tree without the test infrastructure
+# and names none of it; the control: the patch of the test kernels' knobs
+check proposal-alone sh "$TOP/scripts/tests/proposal-alone.sh"
+control control-proposal-alone-probes 'names test infrastructure' \
+	sh "$TOP/scripts/tests/proposal-alone.sh" --judge "$(grep -l 'IRQ_PREDICT_RFC' "$TOP"/series/0*.patch | tail -1)"
 
 check build-stock "$TOP/scripts/build-kernel.sh" stock
 check build-patched "$TOP/scripts/build-kernel.sh" patched
@@ -118,19 +123,14 @@ boot patched-predict -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r predict-chec
 	-x "-global hpet.timers=8" -a "hpet=disable"
 # no cpuidle driver: nothing reads interrupt stamps, so none are taken
 boot patched-nodriver -k "$K/patched.bzImage" -c 2 -r predict-check -a "cpuidle_emu.enable=0 guest.args=off"
-# the selection cost probe (patch 4): counts when on, nothing when off
+# the selection cost probe: counts when on, nothing when off
 boot patched-cost-on -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r cost-check -a "cpuidle_cost.enable=1 guest.args=on"
 boot stock-cost-off -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r cost-check -a "cpuidle.governor=menu guest.args=off"
 control control-cost-on-read-off 'does not read as expected with the probe off' \
 	sh "$G/cost-check.sh" --judge "$T/patched-cost-on/results/cpuidle_cost" off
 control control-cost-off-read-on 'does not read as expected with the probe on' \
 	sh "$G/cost-check.sh" --judge "$T/stock-cost-off/results/cpuidle_cost" on
-# with sched_idle_prewake=1 an hrtimer's task does not wait for the
-# deepest state's exit (patch 16), and by default it does; in virtual
-# time, free of host jitter
-boot patched-prewake-on -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -I 0 -r prewake-check -a "sched_idle_prewake=1 guest.args=on"
-boot patched-prewake-off -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -I 0 -r prewake-check -a "guest.args=off"
-# a from-boot trace of the predictor replays exactly (idle-loop/, patch 10)
+# a from-boot trace of the predictor replays exactly (idle-loop/)
 check replay-exact sh "$TOP/scripts/tests/replay-exact.sh" "$T/replay-exact"
 # two -icount boots of one bench cell and seed are identical; another seed is not
 check determinism sh "$TOP/scripts/tests/determinism.sh" "$T/determinism"
@@ -139,5 +139,5 @@ truncate -s 16M "$disk"
 blk="-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0"
 boot patched-robust-2cpu -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
 boot patched-robust-4cpu -k "$K/patched.bzImage" -c 4 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
-boot patched-governor-ab -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "$ft sched_idle=governor cpuidle.governor=menu guest.args=governor"
+boot patched-governor-ab -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "$ft cpuidle.governor=menu guest.args=governor"
 finish

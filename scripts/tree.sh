@@ -1,8 +1,9 @@
 #!/bin/sh
 # tree.sh: build/linux = the pinned Debian linux-source tree as a git repo
-# (commit tagged "base"), with series/ applied by git am on branch "work";
-# the commit after the last test-infrastructure patch is tagged "stock" and
-# checked out in build/linux-stock.  Idempotent: nothing is redone while
+# (commit tagged "base"), with every patch of series/ applied by git am on
+# branch "work"; the stock kernel, base with the patches of the "both"
+# groups only, is applied the same way in the worktree build/linux-stock,
+# whose head is tagged "stock".  Idempotent: nothing is redone while
 # series/ is unchanged.  Usage: scripts/tree.sh
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -49,6 +50,19 @@ v=$(make -s -C "$TREE" kernelversion 2>/dev/null)
 [ "$v" = "$upstream" ] ||
 	die "build/linux holds Linux $v, config.mk pins $upstream: remove build/linux and rerun"
 
+apply_all() { # DIR KIND: git am the patches of KIND in worktree DIR
+	for p in $(series_patches "$2" "$SERIES"); do
+		[ -f "$TOP/series/$p" ] || die "series lists $p, which is not in series/"
+		git -C "$1" -c user.name=idle-series -c user.email=idle@localhost \
+			-c commit.gpgsign=false am -q --keep-cr --committer-date-is-author-date \
+			"$TOP/series/$p" >"$BUILD/git-am.log" 2>&1 || {
+			git -C "$1" am --abort >/dev/null 2>&1 || true
+			die "series/$p does not apply to Linux $upstream ($want) for the $2 kernel; log: $BUILD/git-am.log"
+		}
+	done
+}
+
+[ -f "$SERIES" ] || die "series/series is missing"
 want_hash=$(series_hash)
 stamp=$TREE/.git/series-applied
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want_hash" ]; then
@@ -57,34 +71,29 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want_hash" ]; then
 	say "applying series/ to build/linux"
 	git_tree am --abort >/dev/null 2>&1 || true
 	git_tree checkout -q -B work base
-	git_tree tag -d stock >/dev/null 2>&1 || true
-	stock_at=base
-	if [ -f "$SERIES" ]; then
-		while IFS= read -r line; do
-			case "$line" in
-			"# ---- stock"*) stock_at=$(git -C "$TREE" rev-parse HEAD) ;;
-			"#"* | "") ;;
-			*)
-				[ -f "$TOP/series/$line" ] || die "series lists $line, which is not in series/"
-				git_tree am -q --keep-cr "$TOP/series/$line" >"$BUILD/git-am.log" 2>&1 || {
-					git_tree am --abort >/dev/null 2>&1 || true
-					die "series/$line does not apply to Linux $upstream ($want); log: $BUILD/git-am.log"
-				}
-				;;
-			esac
-		done <"$SERIES"
-	fi
-	git_tree tag -f stock "$stock_at" >/dev/null
+	apply_all "$TREE" patched
 	echo "$want_hash" >"$stamp"
 fi
 
-git -C "$TREE" rev-parse -q --verify stock >/dev/null || git_tree tag stock base
+# The stock kernel: base and the "both" groups, in their own worktree.
+stock_hash=$(for p in $(series_patches stock "$SERIES"); do cat "$TOP/series/$p"; done | sha256sum | cut -c1-16)
+stock_stamp=$TREE/.git/stock-applied
 if [ ! -e "$STOCK/.git" ]; then
 	rm -rf "$STOCK"
 	git_tree worktree prune
-	git_tree worktree add -q --detach "$STOCK" stock
+	git_tree worktree add -q --detach "$STOCK" base
+	rm -f "$stock_stamp"
+fi
+if [ "$(cat "$stock_stamp" 2>/dev/null)" != "$stock_hash" ] ||
+	! git -C "$TREE" rev-parse -q --verify stock >/dev/null; then
+	say "applying the \"both\" groups of series/ to build/linux-stock"
+	git -C "$STOCK" am --abort >/dev/null 2>&1 || true
+	git -C "$STOCK" checkout -q --detach base
+	apply_all "$STOCK" stock
+	git_tree tag -f stock "$(git -C "$STOCK" rev-parse HEAD)" >/dev/null
+	echo "$stock_hash" >"$stock_stamp"
 fi
 if [ "$(git -C "$STOCK" rev-parse HEAD)" != "$(git -C "$TREE" rev-parse stock)" ]; then
 	git -C "$STOCK" checkout -q --detach stock
 fi
-say "tree ready: $(git -C "$TREE" rev-list --count base..work) patches, stock = base+$(git -C "$TREE" rev-list --count base..stock)"
+say "tree ready: $(git -C "$TREE" rev-list --count base..work) patches, stock = base+$(git -C "$TREE" rev-list --count base..stock) (the \"both\" groups)"

@@ -41,7 +41,7 @@
 #   pipeper=US     one pipe round trip every US between CPU 0 and the last
 #                  CPU for the whole window (benchtool pipe)
 #   gen=SPEC       an HPET generator source (debugfs hpet_irqgen, series
-#                  patch 3; boot with hpet=disable), SPEC its line with ','
+#                  hpet-irqgen; boot with hpet=disable), SPEC its line with ','
 #                  for ' ', cpu=last for the last CPU; seed= is added here
 #   udp=PORT[,PORT]  receive host UDP traffic: the host starts udpgen when
 #                  this script prints "bench-sync: start NAME" (the host

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cost-check.sh RESULTS on|off: the cpuidle_cost probe (series patch 4).
+# cost-check.sh RESULTS on|off: the cpuidle_cost probe (test infrastructure of the series).
 # on (booted with cpuidle_cost.enable=1): after a restart and one second
 # of a 2 ms cyclictest, selections are counted, the shortest one costs
 # more than the cheapest empty bracket, and the empty bracket was timed

@@ -1,4 +1,4 @@
-"""Synthetic ftrace text with patch 10's irq_predict events (exact replay).
+"""Synthetic ftrace text with the irq_predict events (exact replay).
 
 Strictly periodic sources, questions at an unrelated period on each CPU.
 For such sources the kernel's 'adaptive' rule (rule=0) predicts the last
@@ -28,11 +28,12 @@ def choose(timer, delta, irq_ns, lat):
     """(state, stop_tick) as sched_idle() with the tick running."""
     duration = min(timer, irq_ns if irq_ns >= 0 else 1 << 64)
     index = select(duration, lat)
-    # stopped for a long duration, or for a predicted interrupt when no
-    # usable state is deeper
+    # stopped for a long duration, or for a predicted interrupt that the
+    # next tick would cut short when no usable state is deeper
     deeper = any(e <= lat for e, _ in SKX[index + 1:])
     irq_won = 0 <= irq_ns < timer
-    stop = index != 0 and (duration >= TICK or (irq_won and not deeper))
+    stop = index != 0 and (duration >= TICK or
+                           (irq_won and delta < duration and not deeper))
     if not stop and delta and delta < duration:
         index = select(delta, lat)
     return index, int(stop)

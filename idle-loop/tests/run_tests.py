@@ -161,7 +161,7 @@ def known_answers(replay, out):
     # 3. A source that stops at 0.3 s (Arm table, where the 4 ms tick period
     #    deserves CLUOFF): the stale 1 ms source keeps the choice shallow
     #    only until it has been silent for IRQ_PREDICT_LATE_PERIODS (2)
-    #    periods (8 until patch 15), then the timer rules; and after its
+    #    periods (8 in an earlier rule), then the timer rules; and after its
     #    reset (1 s) as well.
     rows, _, _ = dump(replay, out, "stop", gen.SCENARIOS["stop"](), ["--table", "arm"])
     aa = rule(rows, "adaptive")
@@ -207,7 +207,7 @@ def known_answers(replay, out):
     # 5b. Bursts of 8 arrivals 50 us apart every 5 ms: the window holds one
     #    burst, whose seven short intervals hide the long gap after the
     #    burst's last arrival from the sorted window ("noring", the rule
-    #    before patch 14); the adaptive rule sees the window repeat itself
+    #    before the repeating windows); the adaptive rule sees the window repeat itself
     #    and predicts the gap.
     src = gen.Source(40, 5 * MS, bursts=[(k * 5 * MS + 50 * 1000, 7, 50 * 1000)
                                          for k in range(80)])
@@ -299,7 +299,7 @@ MALFORMED = [
     ("no-cpu-perf", "hello world 1.0: irq:irq_handler_entry: irq=1 name=x\n", 1),
     ("garbage-after-native", "0 0 irq 40\nfoo bar\n", 2),
     ("nul-byte", "0 0 irq 40\n1\x000 0 irq 4\n", 2),
-    # patch 10's irq_predict events
+    # the irq_predict trace events
     ("predict-stamp-truncated", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=40 ts_ns=\n", 4),
     ("predict-stamp-no-ts", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=40\n", 4),
     ("predict-stamp-huge-irq", PERF_OK + "swapper/0 0 [000] 1.002000000: irq_predict_stamp: irq=16777216 ts_ns=5\n", 4),

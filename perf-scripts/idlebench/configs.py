@@ -26,20 +26,17 @@ CONFIGS = {c.name: c for c in (
     Config("teo", "stock.bzImage", "cpuidle.governor=teo", governor="teo", quick=True),
     # the patched path shows as the cpuidle governor "sched_idle"
     Config("sched", "patched.bzImage", governor="sched_idle",
-           expect="interrupt rule adaptive, learning, no prewake", quick=True, quick_cost=True),
-    # the same without learning from past idle periods (patch 11): the A/B
-    # of that design step, run on request (--configs), 2 vCPUs
+           expect="interrupt rule adaptive, learning", quick=True, quick_cost=True),
+    # the same without learning from past idle periods (sched_idle_learn=0,
+    # a test-infrastructure knob of the series): run on request
+    # (--configs), 2 vCPUs
     Config("sched-nolearn", "patched.bzImage", "sched_idle_learn=0", governor="sched_idle",
-           expect="interrupt rule adaptive, not learning, no prewake", vcpus=(2,),
+           expect="interrupt rule adaptive, not learning", vcpus=(2,),
            default=False),
-    # the RFC-baseline predictor of the series (sched_idle_rule=), which
-    # did not learn either; on every vCPU count, like the others
+    # the 2016 RFC's rule as the predictor (sched_idle_rule=), which did
+    # not learn either; on every vCPU count, like the others
     Config("sched-rfc", "patched.bzImage", "sched_idle_rule=rfc sched_idle_learn=0",
-           governor="sched_idle", expect="interrupt rule rfc, not learning, no prewake"),
-    # sched with the timer set ahead of a deep state's exit (patch 16,
-    # off by default: it trades energy for latency): the A/B of that step
-    Config("sched-prewake", "patched.bzImage", "sched_idle_prewake=1", governor="sched_idle",
-           expect="interrupt rule adaptive, learning, prewake", vcpus=(1, 2), default=False),
+           governor="sched_idle", expect="interrupt rule rfc, not learning"),
     # The debug build of the patched kernel (lockdep, KASAN, UBSAN, ...):
     # scripts/test-robust.sh runs every workload on it once, for splats,
     # not numbers.  no5lvl: 4-level paging, because with QEMU's LA57 an
@@ -52,7 +49,7 @@ CONFIGS = {c.name: c for c in (
     # "Known limits").
     Config("sched-debug", "patched-debug.bzImage",
            "no5lvl rcutorture.test_boost=0 rcutorture.fwd_progress=0",
-           governor="sched_idle", expect="interrupt rule adaptive, learning, no prewake",
+           governor="sched_idle", expect="interrupt rule adaptive, learning",
            guest_sets=("set.perf=0",), default=False, reported=False),
 )}
 DEFAULT_CONFIGS = [n for n, c in CONFIGS.items() if c.default]

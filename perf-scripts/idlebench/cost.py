@@ -1,6 +1,7 @@
 """cost.py: selection cost per idle entry and cost per interrupt from the
-kernel's own probe (series patch 4, cpuidle_cost, carried by both
-kernels).
+kernel's own probe (cpuidle_cost, a test-infrastructure patch of the
+series carried by both kernels; the patched kernel's idle path gets the
+same spans in another).
 
 The cost cells boot with cpuidle_cost.enable=1: the idle loop reads the
 clock around the state selection (cpuidle_select() on the stock path; the
@@ -16,9 +17,6 @@ restarts the counters before each window and copies
   select count=N sum_ns=S min_ns=A max_ns=B
   reflect ...
   irq ...
-  wake ...       the patched kernel only (series patch 16): setting the
-                 timer ahead of a deep state's exit, one span at each entry
-                 to such a state and one more after each that set it
   empty ...      the probe's own cost (an empty bracket), timed at boot
 
 Under -icount shift=0 guest time advances one nanosecond per
@@ -35,7 +33,6 @@ import re
 import sys
 
 SPANS = ("select", "reflect", "irq", "empty")
-OPTIONAL_SPANS = ("wake",)
 FIELDS = ("count", "sum_ns", "min_ns", "max_ns")
 # the workloads of a cost cell, and where bench.sh leaves the probe's file
 COST_WORKLOADS = ("block", "dev2")
@@ -60,7 +57,7 @@ def parse(text):
             out["enabled"] = line == "enabled=1"
             continue
         m = _LINE.match(line)
-        if not m or m.group(1) not in SPANS + OPTIONAL_SPANS:
+        if not m or m.group(1) not in SPANS:
             raise CostError(f"line {n}: not a cpuidle_cost line: {line!r}")
         kv = dict(f.split("=") for f in m.group(2).split())
         if set(kv) != set(FIELDS):
@@ -79,8 +76,7 @@ def _mean(st):
 def summarize(p):
     """Net of the probe (its empty bracket's mean):
     select_ns, reflect_ns   mean per span
-    wake_ns                 mean per span of setting the timer ahead
-    per_entry_ns            (select + reflect + wake time) / idle entries
+    per_entry_ns            (select + reflect time) / idle entries
                             (a select span is one idle entry that chose)
     irq_ns                  mean per interrupt of the stamp
     and the raw figures they come from."""
@@ -88,22 +84,18 @@ def summarize(p):
     if not p["enabled"] or empty is None:
         raise CostError("the probe was off (boot without cpuidle_cost.enable=1?)")
     sel, ref, irq = p["select"], p["reflect"], p["irq"]
-    # setting the timer ahead of a deep state's exit (patch 16): only the
-    # patched kernel has the span, only entries to such a state take it
-    wake = p.get("wake", {"count": 0, "sum_ns": 0})
     n = sel["count"]
     out = {"entries": n, "empty_ns": empty, "empty_min_ns": p["empty"]["min_ns"],
-           "reflects": ref["count"], "irqs": irq["count"], "wakes": wake["count"], "raw": p}
+           "reflects": ref["count"], "irqs": irq["count"], "raw": p}
     out["select_ns"] = _mean(sel) - empty if n else None
     out["reflect_ns"] = _mean(ref) - empty if ref["count"] else None
-    out["wake_ns"] = _mean(wake) - empty if wake["count"] else None
-    out["per_entry_ns"] = ((sel["sum_ns"] + ref["sum_ns"] + wake["sum_ns"]) / n
-                           - empty * (1 + (ref["count"] + wake["count"]) / n)) if n else None
+    out["per_entry_ns"] = ((sel["sum_ns"] + ref["sum_ns"]) / n
+                           - empty * (1 + ref["count"] / n)) if n else None
     out["irq_ns"] = _mean(irq) - empty if irq["count"] else None
     return out
 
 
-POOLED = ("per_entry_ns", "select_ns", "reflect_ns", "wake_ns", "wakes", "irq_ns", "entries",
+POOLED = ("per_entry_ns", "select_ns", "reflect_ns", "irq_ns", "entries",
           "irqs", "empty_ns")
 
 

@@ -1,5 +1,5 @@
-"""The energy model of the emulated idle driver (cpuidle_emu, series
-patch 2), the oracle, and the checks that keep the oracle a lower bound.
+"""The energy model of the emulated idle driver (cpuidle_emu, a test-
+infrastructure patch of the series), the oracle, and the checks that keep the oracle a lower bound.
 
 The driver charges (emu_idle_entry_energy_pj(), emu_idle_active_energy_pj()):
   a halting entry into state s:  halted_ns * power_mw(s)

@@ -27,18 +27,6 @@ class ProbeTest(unittest.TestCase):
         self.assertAlmostEqual(s["per_entry_ns"], 1446.5 - 199)
         self.assertEqual(s["entries"], 1000)
 
-    def test_wake_span(self):
-        # the patched kernel's prewake span (series patch 16) counts in
-        # the per-entry cost: 200 spans of 400 ns, 300 net of the probe
-        text = fx("cpuidle_cost.txt").replace(
-            "\nempty", "\nwake count=200 sum_ns=80000 min_ns=300 max_ns=900\nempty")
-        s = cost.summarize(cost.parse(text))
-        self.assertEqual(s["wake_ns"], 300)
-        self.assertEqual(s["wakes"], 200)
-        # (1100000 + 346500 + 80000) / 1000 - 100 * (1 + 0.99 + 0.2)
-        self.assertAlmostEqual(s["per_entry_ns"], 1526.5 - 219)
-        self.assertIsNone(cost.summarize(self.p)["wake_ns"])
-
     def test_bad_input(self):
         text = fx("cpuidle_cost.txt")
         for bad in (text.replace("reflect", "reflekt"),

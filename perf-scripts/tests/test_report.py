@@ -20,8 +20,11 @@ class ReportCostTest(unittest.TestCase):
         self.assertIn("ranges apart", verdict)
         self.assertTrue(any("block +30, dev2 +30" in x for x in L))
         one_worse = dict(half, dev2=[dict(k, per_entry_ns=1e9)])
-        L, verdict = tables.cost_section({"menu": menu, "sched": one_worse})
+        L, verdict = tables.cost_section({"teo": menu, "sched": one_worse})
         self.assertIn("MISSED", verdict)
+        # the bar is teo's: menu's boots alone give no verdict
+        L, verdict = tables.cost_section({"menu": menu, "sched": half})
+        self.assertIsNone(verdict)
         L, verdict = tables.cost_section({})
         self.assertIsNone(verdict)
 
@@ -33,17 +36,17 @@ class ReportCostTest(unittest.TestCase):
                 for w in cost.COST_WORKLOADS}
         ours = {w: [dict(k, per_entry_ns=x * f) for f in (0.9, 1.0, 1.05)]
                 for w in cost.COST_WORKLOADS}
-        L, verdict = tables.cost_section({"menu": menu, "sched": ours})
+        L, verdict = tables.cost_section({"teo": menu, "sched": ours})
         self.assertIn("met", verdict)
         self.assertIn("ranges overlap, 3 boots each", verdict)
         self.assertIn("(0.89x", verdict)
         self.assertTrue(any(f"| 3 |" in ln and f"({x * 0.9:.0f}-{x * 1.05:.0f})" in ln
                             for ln in L))
-        # above menu's and apart: the ranges say so too (they read
+        # above teo's and apart: the ranges say so too (they read
         # "overlap" before, whichever side was above)
         dear = {w: [dict(k, per_entry_ns=x * f) for f in (1.3, 1.4, 1.5)]
                 for w in cost.COST_WORKLOADS}
-        L, verdict = tables.cost_section({"menu": menu, "sched": dear})
+        L, verdict = tables.cost_section({"teo": menu, "sched": dear})
         self.assertIn("MISSED", verdict)
         self.assertIn("ranges apart, 3 boots each", verdict)
 

@@ -106,7 +106,7 @@ class LaunchTest(unittest.TestCase):
         dev = launch.qemu_devices(c, setup())
         self.assertEqual(dev, ["-H", "8", "-D", "/d.img"])
         cmd = launch.run_qemu_cmd(c, setup(), "/w")
-        self.assertEqual(cmd[cmd.index("-e") + 1], "interrupt rule adaptive, learning, no prewake")
+        self.assertEqual(cmd[cmd.index("-e") + 1], "interrupt rule adaptive, learning")
         self.assertEqual(cmd[cmd.index("-I") + 1], "0")
 
     def test_real_cell_with_traffic(self):

@@ -1,7 +1,7 @@
 #!/bin/sh
 # kunit-check.sh KERNEL CONSOLE: the KUnit suites that the series adds to
-# KERNEL (stock: the patches above the stock line of series/series;
-# patched: all of them) all ran and passed in a boot's CONSOLE log, and at
+# KERNEL (stock: the "both" groups of series/series; patched: all of
+# them) all ran and passed in a boot's CONSOLE log, and at
 # least as many tests ran as the series adds KUNIT_CASE lines.  The KTAP
 # is parsed by the tree's tools/testing/kunit/kunit.py.  A suite that is
 # missing, a crash, a failure or too few tests fail the check.
@@ -12,13 +12,13 @@ kernel=${1:?usage: kunit-check.sh stock|patched CONSOLE}
 log=${2:?usage: kunit-check.sh stock|patched CONSOLE}
 [ -s "$log" ] || { echo "FAIL: no console log $log"; exit 1; }
 
-# the patches KERNEL carries, in order
+# the patches KERNEL carries, in order (scripts/lib.sh, series_patches)
 patches() {
-	if [ "$kernel" = stock ]; then
-		sed '/^# ---- stock kernel/q' "$TOP/series/series"
-	else
-		cat "$TOP/series/series"
-	fi | grep -v -e '^#' -e '^$'
+	awk -v kind="$kernel" '
+		/^# ---- both/ { g = "both"; next }
+		/^# ---- patched/ { g = "patched"; next }
+		/^#/ || /^[[:space:]]*$/ { next }
+		kind == "patched" || g != "patched" { print }' "$TOP/series/series"
 }
 suites='' cases=0
 for p in $(patches); do

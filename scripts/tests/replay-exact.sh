@@ -22,7 +22,7 @@
 # CPU's ring into tables of its own, and the tracepoints it fires (lost
 # stamps) name the CPU, not the table: replayed on the CPU's table, they
 # resynchronise sources the kernel's table kept (seen once the unexplained
-# wakeups of patch 12 gave CPU 1 a source while the suite ran).
+# wakeups gave CPU 1 a source while the suite ran).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 min=${MIN_RECORDS:-2000}

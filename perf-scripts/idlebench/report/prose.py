@@ -34,7 +34,7 @@ COST_NOTE = (
     "instruction, so a duration is an instruction count), the block workload (one "
     "O_DIRECT read every 3 ms, cyclictest probe at %g ms) and dev2 (two HPET sources, "
     "1000 and 1500 us, on one CPU), booted with `cpuidle_cost.enable=1`: the kernel's "
-    "probe (series patch 4, in both kernels) reads the clock around the selection "
+    "probe (a test-infrastructure patch of the series, in both kernels) reads the clock around the selection "
     "(stock: cpuidle_select(), the governor's select with its own latency limit and "
     "sleep length; ours: the latency limit, sched_idle_next_wakeup(), which drains the "
     "per-CPU timings ring and asks the predictor, and sched_idle_choose(), the state, "
