@@ -9,7 +9,16 @@
 #                 file in the form of perf-scripts/workloads.toml;
 #                 RESUME=latest|DIR continues that run: only what it lacks
 #                 or what failed runs, with the arguments it started with)
-#   make report   docs/results.md from the latest run (RUN=DIR: another)
+#   make bench-cost-load  the selection cost per idle entry and per
+#                 interrupt of menu, teo and sched as the interrupts on one
+#                 CPU grow (1 to 8 sources, 1,000 to 50,000 interrupts/s):
+#                 3 -icount boots, about 5 min (bench.py --cost-load
+#                 --dry-run), into a run of its own,
+#                 build/bench/YYYY.MM.DD-HH.MM.SS-costload, reported into its
+#                 report/results.md (docs/results.md is left as it is;
+#                 BENCH_ARGS="--seeds 1,2,3" for more seeds)
+#   make report   docs/results.md from the latest run (RUN=DIR: another;
+#                 a cost-load run reports into its own directory)
 #   make test     everything testable, ending in "N passed, N failed"
 #   make test-controls  the boot-level negative controls of make test's
 #                 guest checks: each boot must fail its check
@@ -37,7 +46,7 @@ ARGS ?=
 GUEST_SRCS := guest-image/mkinitramfs.sh guest-image/init guest-image/passwd \
 	perf-scripts/record.sh $(wildcard guest-image/guest/*.sh guest-image/tools/*.[ch])
 
-.PHONY: all deps tree series kernels image smoke test test-controls test-robust bench report replay shell clean
+.PHONY: all deps tree series kernels image smoke test test-controls test-robust bench bench-cost-load report replay shell clean
 
 all: kernels image
 
@@ -76,6 +85,9 @@ test-robust:
 
 bench: kernels bench-tools image
 	@python3 perf-scripts/bench.py $(if $(RESUME),--resume $(RESUME),$(if $(WORKLOADS),--workload-file $(WORKLOADS))) $(BENCH_ARGS)
+
+bench-cost-load: kernels bench-tools image
+	@python3 perf-scripts/bench.py --cost-load $(BENCH_ARGS)
 
 report:
 	@python3 perf-scripts/report.py $(if $(RUN),--run $(RUN)) $(if $(WORKLOADS),--workload-file $(WORKLOADS))

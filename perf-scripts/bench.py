@@ -9,7 +9,7 @@ and idlebench/configs.py; the work is in idlebench/ (perf-scripts/README.md).
   python3 perf-scripts/bench.py [--quick] [--configs menu,teo,sched]
         [--vcpus 1,2] [--repeats N | --seeds 1,1,2] [--workloads idle,timer,...]
         [--workload-file FILE] [--timing mixed|real|icount] [--shift N] [--jobs N]
-        [--kernels DIR] [--out DIR | --resume [RUN]] [--no-cost | --cost-only]
+        [--kernels DIR] [--out DIR | --resume [RUN]] [--no-cost | --cost-only | --cost-load]
         [--dry-run] [--no-report | --report-only]
 
 Each run writes a directory of its own, build/bench/YYYY.MM.DD-HH.MM.SS
@@ -21,6 +21,12 @@ workloads failed or are missing, a boot of only those runs and its
 results merge into the cell.  --out DIR does the same in a directory of
 your own.  Prints the planned boots and an estimated duration first,
 then one progress line per boot (i/N, elapsed, ETA).
+
+--cost-load runs the cost-load stage alone (`make bench-cost-load`): the
+selection cost per idle entry and per interrupt of menu, teo and sched as
+the interrupts on one CPU grow (idlebench/cost.py LOAD_SWEEPS), into a run
+of its own, build/bench/YYYY.MM.DD-HH.MM.SS-costload, reported into that
+run's report/results.md (docs/results.md stays the matrix's).
 """
 import argparse
 import dataclasses
@@ -34,7 +40,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from idlebench import cells, launch, plan, report, workloads  # noqa: E402
+from idlebench import cells, cost, launch, plan, report, workloads  # noqa: E402
 from idlebench.cells import atomic_write  # noqa: E402,F401 (scripts/tests/disk-full.sh)
 from idlebench.configs import CONFIGS, DEFAULT_CONFIGS  # noqa: E402
 from idlebench.workloads import TOP  # noqa: E402
@@ -100,6 +106,14 @@ def arguments(argv):
                     f"configuration on {plan.COST_VCPUS} vCPUs, one with --quick: selection cost "
                     "per idle entry, cost per IRQ)")
     ap.add_argument("--cost-only", action="store_true", help="only the cost stage")
+    ap.add_argument("--cost-load", action="store_true",
+                    help="only the cost-load stage, a run of its own (-costload): "
+                    f"{','.join(plan.LOAD_CONFIGS)} on {plan.COST_VCPUS} vCPUs, "
+                    f"{plan.LOAD_REPEATS} -icount boot each (seed 1; --repeats or --seeds "
+                    "for more) running the workloads "
+                    f"{','.join(cost.LOAD_WORKLOADS)} (or --workloads), booted with "
+                    "cpuidle_cost.enable=1; reported into RUN/report/results.md, "
+                    "\"Selection cost versus load\"")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the planned matrix and its estimated duration, run nothing")
     ap.add_argument("--no-report", action="store_true")
@@ -110,8 +124,38 @@ def arguments(argv):
     return ap.parse_args(argv)
 
 
+# what --cost-load leaves to the stage: its own vCPUs, timing and matrix
+LOAD_REFUSES = ("quick", "vcpus", "timing", "no_cost", "cost_only")
+
+
+def load_request(a, table):
+    """The cost-load stage's run (--cost-load): LOAD_CONFIGS (or --configs)
+    on COST_VCPUS, LOAD_REPEATS seeds (or --repeats / --seeds), the
+    workloads cost.LOAD_WORKLOADS (or --workloads)."""
+    for k in LOAD_REFUSES:
+        if getattr(a, k):
+            die(f"--{k.replace('_', '-')} does not go with --cost-load (the stage runs "
+                f"{plan.COST_VCPUS} vCPUs under -icount, alone)")
+    configs = split_list(a.configs, list(CONFIGS), "configuration") if a.configs \
+        else list(plan.LOAD_CONFIGS)
+    works = split_list(a.workloads, list(table), "workload") if a.workloads \
+        else list(cost.LOAD_WORKLOADS)
+    real = [w for w in works if table[w].mode("icount") != "icount"]
+    if real:
+        die(f"--cost-load runs under -icount; {real[0]} needs host traffic (real time)")
+    seeds = split_list(a.seeds, None, "seed", int) if a.seeds else None
+    repeats = a.repeats or (len(seeds) if seeds else plan.LOAD_REPEATS)
+    if seeds and len(seeds) != repeats:
+        die(f"--seeds gives {len(seeds)} seeds for {repeats} repeats")
+    return plan.Request(configs=configs, vcpus=[plan.COST_VCPUS], works=works,
+                        repeats=repeats, timing="icount", seconds=a.seconds, seeds=seeds,
+                        shaped=True, configs_given=a.configs is not None, cost="load")
+
+
 def request(a, table):
     """The run a user asked for, checked (one error line on bad input)."""
+    if a.cost_load:
+        return load_request(a, table)
     if a.configs:
         configs = split_list(a.configs, list(CONFIGS), "configuration")
     else:
@@ -233,7 +277,7 @@ def announce(req, all_cells, todo, jobs, shift):
     log(f"{len(all_cells)} cells, {len(all_cells) - len(todo)} already done, {len(todo)} to run "
         f"(configs {','.join(req.configs)}; vCPUs {','.join(map(str, req.vcpus))}; "
         f"{req.repeats} repeats; workloads {','.join(req.works)}; icount shift {shift}; "
-        f"cost stage {req.cost})")
+        + ("the cost-load stage alone)" if req.cost == "load" else f"cost stage {req.cost})"))
     for c in todo:
         if c.only is not None:
             log(f"  {c.name}: kept, reruns only its missing or failed workloads "
@@ -241,7 +285,7 @@ def announce(req, all_cells, todo, jobs, shift):
     if os.environ.get(launch.DROP_ENV):
         log(f"note: {launch.DROP_ENV}={os.environ[launch.DROP_ENV]}: those workloads lose "
             "their cyclictest.json before the parse (a test knob)")
-    for mode in ("icount", "real", "cost"):
+    for mode in ("icount", "real") + cells.COST_MODES:
         ms = [c for c in all_cells if c.mode == mode]
         if ms:
             log(f"  {mode}: {len(ms)} boots, workloads "
@@ -310,7 +354,8 @@ def main(argv=None):
                    f"{','.join(req.configs)}); its cells here are from an earlier one"
                    if cells_dir and glob.glob(os.path.join(cells_dir, f"{c}-*")) else
                    f"{c}: not run (--configs {','.join(req.configs)})"
-                   for c in DEFAULT_CONFIGS if c not in req.configs]
+                   for c in (plan.LOAD_CONFIGS if req.cost == "load" else DEFAULT_CONFIGS)
+                   if c not in req.configs]
         for c in list(req.configs):
             k = os.path.join(a.kernels, CONFIGS[c].kernel)
             if not os.path.exists(k):
@@ -339,7 +384,8 @@ def main(argv=None):
             die(str(e))
         if run is None:
             try:
-                run = cells.new_run(cells.RUNS, a.quick)
+                run = cells.new_run(cells.RUNS, a.quick,
+                                    stage="costload" if a.cost_load else "")
             except (cells.RunError, OSError) as e:
                 die(str(e))
         cells_dir = os.path.join(run, "cells")
@@ -355,9 +401,11 @@ def main(argv=None):
                                  "ran": len(todo), "quick": a.quick,
                                  "argv": given}))
     if not a.no_report:
-        # docs/results.md is make bench's runs'; a directory of one's own
-        # reports into itself, so a side run cannot overwrite it
-        dest = (os.path.join(TOP, "docs", "results.md") if in_runs(run)
+        # docs/results.md is make bench's runs'; a directory of one's own,
+        # or a run of the cost-load stage alone, reports into itself, so a
+        # side run cannot overwrite it
+        dest = (os.path.join(TOP, "docs", "results.md")
+                if in_runs(run) and not report.load_only(run)
                 else os.path.join(run, "report", "results.md"))
         report.build(run, dest, os.path.join(BUILD, "bench-noise"), table)
 

@@ -7,8 +7,11 @@ idlebench/report/.
         [--noise build/bench-noise] [--workload-file FILE]
 
 RUN is a run's directory, or a name under build/bench (a run as bench.py
-names it, YYYY.MM.DD-HH.MM.SS[-quick]); default latest, the newest run.
-A directory without a finished cell is refused with one line.
+names it, YYYY.MM.DD-HH.MM.SS[-quick|-costload]); default latest, the
+newest run.  A directory without a finished cell is refused with one line.
+The default --out is docs/results.md, but for a run of the cost-load stage
+alone (bench.py --cost-load): RUN/report/results.md, its section
+"Selection cost versus load" alone.
 """
 import argparse
 import os
@@ -23,7 +26,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--run", default=cells.LATEST,
                     help="a run's directory, or a name under build/bench (default latest)")
-    ap.add_argument("--out", default=os.path.join(TOP, "docs", "results.md"))
+    ap.add_argument("--out", help="default docs/results.md (a cost-load run: "
+                    "RUN/report/results.md)")
     ap.add_argument("--noise", default=os.path.join(TOP, "build", "bench-noise"),
                     help="cells of the -icount/real-time noise comparison")
     ap.add_argument("--workload-file", help="workloads besides perf-scripts/workloads.toml")
@@ -36,7 +40,9 @@ def main(argv=None):
         table = workloads.table(a.workload_file)
     except (cells.RunError, workloads.WorkloadError) as e:
         sys.exit(f"report: error: {e}")
-    report.build(run, a.out, a.noise, table)
+    out = a.out or (os.path.join(run, "report", "results.md") if report.load_only(run)
+                    else os.path.join(TOP, "docs", "results.md"))
+    report.build(run, out, a.noise, table)
 
 
 if __name__ == "__main__":

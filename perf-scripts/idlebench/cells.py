@@ -3,7 +3,7 @@
 Every `make bench` run writes a directory of its own, named by its start
 (UTC) as rcutorture's kvm.sh names its results:
 
-    build/bench/YYYY.MM.DD-HH.MM.SS[-quick]/   one run (BENCH below)
+    build/bench/YYYY.MM.DD-HH.MM.SS[-quick|-costload]/   one run (BENCH below)
     build/bench/latest -> YYYY.MM.DD-...       the newest run
     BENCH/run.json           the run's bench.py arguments (--resume reads them)
 
@@ -41,6 +41,10 @@ from .workloads import TOP
 # to the newest of them
 RUNS = os.path.join(TOP, "build", "bench")
 LATEST = "latest"
+# the modes of cells that measure the selection cost with the kernel's
+# probe (idlebench/cost.py): the cost stage, and the cost-load stage
+# (bench.py --cost-load) with its workloads of growing load
+COST_MODES = ("cost", "costload")
 
 
 @dataclass
@@ -48,7 +52,7 @@ class Cell:
     config: str
     vcpus: int
     repeat: int
-    mode: str                   # icount, real or cost
+    mode: str                   # icount, real, cost or costload
     works: list                 # [(workload, seconds)]
     seed: int = None            # bench.sh set.seed; the repeat unless given
     only: tuple = None          # the workloads this boot runs, when not all:
@@ -134,7 +138,8 @@ def missing(d, cell, kernel, image, cmdline):
     same image from the same inputs, so a change to bench.sh reruns the
     cells) and kernel command line (which carries every workload's
     parameters: a changed period in workloads.toml reruns the cells that
-    run it).  A cost cell is kept or run whole."""
+    run it).  A cost cell (COST_MODES) is kept or run whole: whole again
+    when its parsed.json marks one of its workloads failed."""
     every = [w for w, _ in cell.works]
     meta = read_json(os.path.join(d, "meta.json"))
     parsed = read_json(os.path.join(d, "parsed.json"))
@@ -144,8 +149,8 @@ def missing(d, cell, kernel, image, cmdline):
             meta.get("image_sha256") == file_id(image) and
             cell_cmdline(meta) == cmdline):
         return every
-    if cell.mode == "cost":
-        return []
+    if cell.mode in COST_MODES:
+        return every if parsed.get("failed") else []
     runs = parsed.get("runs") or {}
     return [w for w in every if w not in runs]
 
@@ -256,11 +261,13 @@ class RunError(Exception):
     """A run directory that cannot be made or read (one line)."""
 
 
-def new_run(root, quick, now=None):
+def new_run(root, quick, now=None, stage=""):
     """A new run directory under root, named by the UTC time now (default:
-    the present), YYYY.MM.DD-HH.MM.SS, with -quick for a --quick run; root/
-    latest points to it once it exists."""
-    name = time.strftime("%Y.%m.%d-%H.%M.%S", time.gmtime(now)) + ("-quick" if quick else "")
+    the present), YYYY.MM.DD-HH.MM.SS, with -quick for a --quick run and
+    -STAGE for a run of one stage alone (-costload: bench.py --cost-load);
+    root/latest points to it once it exists."""
+    name = (time.strftime("%Y.%m.%d-%H.%M.%S", time.gmtime(now)) + ("-quick" if quick else "")
+            + (f"-{stage}" if stage else ""))
     d = os.path.join(root, name)
     try:
         os.makedirs(root, exist_ok=True)

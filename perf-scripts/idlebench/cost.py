@@ -37,6 +37,16 @@ FIELDS = ("count", "sum_ns", "min_ns", "max_ns")
 # the workloads of a cost cell, and where bench.sh leaves the probe's file
 COST_WORKLOADS = ("block", "dev2")
 COST_FILE = "after.cost"
+# the cost-load stage (bench.py --cost-load): the same probe as the work on
+# CPU 0 grows, in two sweeps of workloads.toml's generator workloads; the
+# report holds sched's cost per idle entry within each sweep to LOAD_FLAT
+# (report/tables.py load_section)
+LOAD_SWEEPS = (("sources", ("load_s1", "load_s2", "load_s4", "load_s8")),
+               ("rate", ("load_r1k", "load_r10k", "load_r50k")))
+LOAD_WORKLOADS = tuple(w for _, ws in LOAD_SWEEPS for w in ws)
+LOAD_CONFIGS = ("menu", "teo", "sched")
+# flat: largest over smallest of sched's figure within a sweep at most this
+LOAD_FLAT = 1.10
 
 _LINE = re.compile(r"^(\w+)((?: \w+=\d+)+)$")
 
@@ -111,22 +121,39 @@ def pool(summaries):
     return out
 
 
-def load_cell(res):
+def load_workload(res, w):
+    """The summary of workload w's probe file in a results directory;
+    CostError (naming the file) when it is missing or bad."""
+    path = os.path.join(res, w, COST_FILE)
+    try:
+        with open(path) as f:
+            s = summarize(parse(f.read()))
+    except OSError as e:
+        raise CostError(f"{path}: {e.strerror}") from None
+    except CostError as e:
+        raise CostError(f"{path}: {e}") from None
+    if not s["entries"]:
+        raise CostError(f"{path}: no idle entry was measured")
+    return s
+
+
+def load_each(res, works):
+    """({workload: summary}, {workload: why it has none}) of the workloads
+    works of a cost cell's results directory: one bad file costs only its
+    own workload (the cost-load cells)."""
+    out, bad = {}, {}
+    for w in works:
+        try:
+            out[w] = load_workload(res, w)
+        except CostError as e:
+            bad[w] = str(e)
+    return out, bad
+
+
+def load_cell(res, works=COST_WORKLOADS):
     """{workload: summary} of a cost cell's results directory; CostError
     when a workload's file is missing or bad."""
-    out = {}
-    for w in COST_WORKLOADS:
-        path = os.path.join(res, w, COST_FILE)
-        try:
-            with open(path) as f:
-                out[w] = summarize(parse(f.read()))
-        except OSError as e:
-            raise CostError(f"{path}: {e.strerror}") from None
-        except CostError as e:
-            raise CostError(f"{path}: {e}") from None
-        if not out[w]["entries"]:
-            raise CostError(f"{path}: no idle entry was measured")
-    return out
+    return {w: load_workload(res, w) for w in works}
 
 
 def main(argv):

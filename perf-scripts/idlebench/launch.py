@@ -68,8 +68,8 @@ class Setup:
     shift: int = 0
 
 
-# The cost cells: the kernel's probe on (cost.py); no trace event, nothing
-# reads a trace there.
+# The cost cells (both stages, cells.COST_MODES): the kernel's probe on
+# (cost.py); no trace event, nothing reads a trace there.
 COST_ARGS = "hpet=disable cpuidle_cost.enable=1"
 
 
@@ -81,7 +81,7 @@ def guest_words(cell, table):
     then for each workload of the boot NAME=SECONDS, the window the cell
     holds for it, and NAME.CMD=VALUE for each command of its table entry."""
     ws = [(n, secs, table[n]) for n, secs in cell.boot_works]
-    if cell.mode == "cost":
+    if cell.mode in cells.COST_MODES:
         words = ["set.perf=0", f"set.seed={cell.seed}"]
     else:
         words = list(CONFIGS[cell.config].guest_sets) + [f"set.seed={cell.seed}"]
@@ -105,7 +105,7 @@ def guest_words(cell, table):
 
 def kernel_cmdline(cell, s):
     cfg = CONFIGS[cell.config]
-    head = COST_ARGS if cell.mode == "cost" else COMMON_ARGS
+    head = COST_ARGS if cell.mode in cells.COST_MODES else COMMON_ARGS
     words = [head, cfg.args, "guest.args=" + ":".join(guest_words(cell, s.workloads))]
     if cell.mode == "real":
         words.append(REAL_ARGS)
@@ -231,14 +231,28 @@ def host_perf(results, works):
                 subprocess.run(cmd, stdout=f, stderr=subprocess.DEVNULL, cwd=d)
 
 
-def summarize_cost(res):
-    """(parsed, None) of a cost cell's probe files, or (None, why it failed)."""
+def summarize_cost(res, works, each=False):
+    """(parsed, None) of a cost cell's probe files of works, or (None, why
+    it failed).  each (the cost-load cells): a workload whose file is
+    missing or bad fails alone, marked under "failed" (its reason, and the
+    log that shows why: bench.sh's mark, else the console), and the cell
+    fails only when none is left."""
     try:
-        c = cost.load_cell(res)
         info = parse.parse_info(os.path.join(res, "bench-info"))
+        if not each:
+            return {"cost": cost.load_cell(res, works), "runs": {}, "info": info}, None
     except (OSError, parse.ParseError, cost.CostError) as e:
         return None, f"FAIL: cost: {e}"
-    return {"cost": c, "runs": {}, "info": info}, None
+    c, bad = cost.load_each(res, works)
+    if not c:
+        return None, f"FAIL: cost: {'; '.join(bad.values())}"
+    failed = {}
+    for w, why in bad.items():
+        mark = parse.workload_failed(os.path.join(res, w))
+        top = os.path.join(res, "")
+        failed[w] = {"reason": mark["reason"] if mark else f"cost: {why.replace(top, '')}",
+                     "log": os.path.join("results", mark["log"]) if mark else "console.log"}
+    return {"cost": c, "runs": {}, "info": info, "failed": failed}, None
 
 
 # A test knob: the workloads named here (comma-separated) lose their
@@ -256,8 +270,8 @@ def collect(cell, final, res):
         g = final + f".udpgen-{name}.log"
         if os.path.exists(g) and os.path.isdir(os.path.join(res, name)):
             shutil.move(g, os.path.join(res, name, "udpgen.log"))
-    if cell.mode == "cost":
-        return summarize_cost(res)
+    if cell.mode in cells.COST_MODES:
+        return summarize_cost(res, [w for w, _ in cell.boot_works], cell.mode == "costload")
     for name in filter(None, os.environ.get(DROP_ENV, "").split(",")):
         p = os.path.join(res, name, "cyclictest.json")
         if os.path.exists(p):

@@ -15,6 +15,14 @@ REAL_REPEATS, REAL_VCPUS = 2, (2,)
 # one with --quick) on COST_VCPUS, the workloads cost.COST_WORKLOADS in each:
 # a selection's cost follows the workload's idle pattern, which the seed moves
 COST_VCPUS, COST_REPEATS = 2, 3
+# the cost-load stage (bench.py --cost-load), a run of its own: per
+# configuration of cost.LOAD_CONFIGS, LOAD_REPEATS -icount boots on COST_VCPUS
+# (seed 1 with one), each running the workloads cost.LOAD_WORKLOADS.  One
+# seed: its table compares workloads within a configuration, and a seed
+# under -icount is an exact rerun, so more seeds only show how the
+# workloads' own arrivals move the figures (the cost stage's range over its
+# seeds says by how much); --repeats or --seeds adds them
+LOAD_CONFIGS, LOAD_REPEATS = cost.LOAD_CONFIGS, 1
 
 
 @dataclass
@@ -29,12 +37,17 @@ class Request:
     quick: bool = False
     shaped: bool = False        # --vcpus, --repeats or --seeds given
     configs_given: bool = False
-    cost: str = "on"            # on, off or only
+    cost: str = "on"            # on, off, only, or load (the cost-load stage alone)
 
 
 def plan(req, workloads):
     """The cells of a run, in order: measurement cells per repeat, then the
-    cost stage."""
+    cost stage; or, with cost "load", the cost-load stage's cells alone."""
+    if req.cost == "load":
+        return [Cell(c, COST_VCPUS, rep, "costload",
+                     [(w, req.seconds or workloads[w].seconds) for w in req.works],
+                     req.seeds[rep - 1] if req.seeds else None)
+                for c in req.configs for rep in range(1, req.repeats + 1)]
     full = not req.quick and not req.shaped
     cells = []
     for rep in range(1, 0 if req.cost == "only" else req.repeats + 1):

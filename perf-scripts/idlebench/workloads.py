@@ -16,6 +16,10 @@ BUILTIN = os.path.join(TOP, "perf-scripts", "workloads.toml")
 TIMINGS = ("icount", "real")
 TRAFFIC_MODES = ("periodic", "two", "burst", "poisson")
 PROBE_US = 10100
+# hpet_irqgen (series, drivers/misc/hpet-irqgen.c): at most this many
+# sources at once (one HPET comparator each), and a periodic source's
+# jitter_us below half its period_us; it takes any period_us above 0
+GEN_MAX_SOURCES = 8
 
 
 class WorkloadError(Exception):
@@ -68,6 +72,30 @@ class Workload:
         these to the device-interrupt targets (report/tables.py TARGETS)."""
         return bool(self.rtc_hz or self.blk_period_us or self.gen or self.traffic)
 
+    @property
+    def gen_rate(self):
+        """Arrivals per second of its generator sources, from their lines
+        (periodic and poisson: one per period_us or mean_us; burst: n per
+        period_us; onoff: those of on_us in every on_us + off_us); None
+        when a source has no rate of its own (a list) or there is none."""
+        total = 0.0
+        for line in self.gen:
+            kv = gen_fields(line)
+            proc = kv.get("proc")
+            try:
+                if proc in ("periodic", "poisson"):
+                    total += 1e6 / int(kv["period_us" if proc == "periodic" else "mean_us"])
+                elif proc == "burst":
+                    total += int(kv["n"]) * 1e6 / int(kv["period_us"])
+                elif proc == "onoff":
+                    per = int(kv["on_us"]) // int(kv["period_us"])
+                    total += per * 1e6 / (int(kv["on_us"]) + int(kv["off_us"]))
+                else:
+                    return None
+            except (KeyError, ValueError, ZeroDivisionError):
+                return None
+        return total if self.gen else None
+
     def mode(self, timing):
         """The timing mode under --timing TIMING (mixed: the workload's own;
         icount: -icount unless the host sends traffic)."""
@@ -76,6 +104,12 @@ class Workload:
         if timing == "icount" and self.traffic is None:
             return "icount"
         return "real"
+
+
+def gen_fields(line):
+    """{key: value} of a generator source line ("cpu=0 proc=periodic
+    period_us=1000 jitter_us=50")."""
+    return dict(f.split("=", 1) for f in line.split() if "=" in f)
 
 
 _INTS = ("seconds", "cyclictest_us", "rtc_hz", "blk_period_us", "pipe_loops",
@@ -105,6 +139,16 @@ def _workload(name, t, src):
         bad("gen must be a list of hpet_irqgen source lines")
     if any("," in g or "seed=" in g for g in gen):
         bad("a gen line has no ',' and no seed= (the guest adds the seed)")
+    if len(gen) > GEN_MAX_SOURCES:
+        bad(f"gen has {len(gen)} sources, hpet_irqgen takes at most {GEN_MAX_SOURCES}")
+    for g in gen:
+        kv = gen_fields(g)
+        if kv.get("proc") == "periodic":
+            per, jit = kv.get("period_us", ""), kv.get("jitter_us", "0")
+            if not per.isdigit() or not jit.isdigit() or int(per) <= 0:
+                bad(f"'{g}': a periodic source needs period_us > 0 (whole microseconds)")
+            if 2 * int(jit) >= int(per):
+                bad(f"'{g}': jitter_us must be below half of period_us (hpet_irqgen refuses it)")
     traffic = None
     if "traffic" in t:
         tr = t["traffic"]

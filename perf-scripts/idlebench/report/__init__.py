@@ -12,16 +12,32 @@ from . import oracle, plots, prose, tables
 from .tables import CONFIGS
 
 
-def load(bench, workloads, costs=None):
+def load(bench, workloads, costs=None, loads=None):
     """runs {(workload, vcpus): {config: [metrics]}}, failed cells' metas;
     the cost stage's summaries go to costs {config: {workload: [summary of
-    each boot]}} when given.
+    each boot]}} when given, the cost-load stage's to loads in the same
+    form (each summary with its window_s, irqs_per_s and seed), where
+    every configuration with a cost-load cell, failed or not, has a key.
     A workload run in another timing mode than its own is its own group
     (NAME@MODE): runs of different modes are never pooled."""
     runs, failed = {}, []
     for d, meta, p in cells.load(bench):
+        if meta.get("mode") == "costload" and loads is not None:
+            loads.setdefault(meta["config"], {})
         if p is None:
             failed.append(meta)
+            continue
+        if meta["mode"] == "costload":
+            if loads is not None:
+                # the probe's files again, as for the cost stage; a
+                # workload without a usable one is left out (and listed
+                # under Failed workloads when the boot marked it)
+                wins = meta.get("workloads") or {}
+                k, _bad = cost.load_each(os.path.join(d, "results"), list(wins))
+                for w, x in k.items():
+                    x = dict(x, window_s=wins[w], irqs_per_s=x["irqs"] / wins[w],
+                             seed=meta.get("seed", meta.get("repeat")))
+                    loads[meta["config"]].setdefault(w, []).append(x)
             continue
         if meta["mode"] == "cost":
             if costs is not None:
@@ -49,10 +65,49 @@ def load(bench, workloads, costs=None):
     return runs, failed
 
 
+def load_only(bench):
+    """bench holds cells and every one is of the cost-load stage (a run of
+    bench.py --cost-load): its report is the cost-load section alone, into
+    the run's own report/results.md, never docs/results.md."""
+    modes = {meta.get("mode") for _d, meta in cells.files(bench, "meta.json")}
+    return modes == {"costload"}
+
+
+def failure_lines(bench, failed):
+    """The "Failed boots" and "Failed workloads" sections (empty when none)."""
+    L = []
+    if failed:
+        L.append("## Failed boots\n")
+        for m in failed:
+            L.append(f"- {m['cell']}: {m['verdict']} (log: `{m['console']}`)")
+        L.append("")
+    # a boot keeps its other workloads when one fails (idlebench/cells.py)
+    wfailed = cells.failed_workloads(bench)
+    if wfailed:
+        L.append("## Failed workloads\n")
+        for cell, w, why, log in wfailed:
+            L.append(f"- {cell} {w}: {why} (log: `{log}`)")
+        L.append("")
+    return L
+
+
+def build_load(bench, out, workloads, loads, failed):
+    """The report of a run of the cost-load stage alone."""
+    L = prose.load_header(bench, read_json(os.path.join(bench, "last-run.json")) or {})
+    L.extend(tables.load_section(loads, workloads))
+    L.extend(failure_lines(bench, failed))
+    L.append("- Selection cost: " + prose.COST_CAVEAT + "\n")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    atomic_write(out, "\n".join(L) + "\n")
+    print(f"report: {out}")
+
+
 def build(bench, out, noise_dir, workloads):
     """Write the report of bench to out (plots next to it in plots/)."""
-    costs = {}
-    runs, failed = load(bench, workloads, costs)
+    costs, loads = {}, {}
+    runs, failed = load(bench, workloads, costs, loads)
+    if load_only(bench):
+        return build_load(bench, out, workloads, loads, failed)
     cost_lines, cost_verdict = tables.cost_section(costs)
     pdir = os.path.join(os.path.dirname(os.path.abspath(out)), "plots")
     os.makedirs(pdir, exist_ok=True)
@@ -71,18 +126,7 @@ def build(bench, out, noise_dir, workloads):
     L.append(f"- {cost_verdict or 'selection cost per idle entry: no verdict (needs the cost boots of sched and teo)'}"
              " (details in \"Selection cost per idle entry\").\n")
     L.extend(oracle.section(runs))
-    if failed:
-        L.append("## Failed boots\n")
-        for m in failed:
-            L.append(f"- {m['cell']}: {m['verdict']} (log: `{m['console']}`)")
-        L.append("")
-    # a boot keeps its other workloads when one fails (idlebench/cells.py)
-    wfailed = cells.failed_workloads(bench)
-    if wfailed:
-        L.append("## Failed workloads\n")
-        for cell, w, why, log in wfailed:
-            L.append(f"- {cell} {w}: {why} (log: `{log}`)")
-        L.append("")
+    L.extend(failure_lines(bench, failed))
     losses, noise = [], {}
     for w in works:
         for v in vcpus:
@@ -101,6 +145,9 @@ def build(bench, out, noise_dir, workloads):
         L.append("")
     L.extend(prose.caveats(bench))
     L.extend(cost_lines)
+    if loads:
+        # only a run that holds cost-load cells has the section
+        L.extend(tables.load_section(loads, workloads))
     L.extend(tables.cv_goal_section(runs, works,
                                     lambda w: w in workloads and workloads[w].device))
     L.extend(prose.conclusions(noise, losses, runs, skipped, bench))

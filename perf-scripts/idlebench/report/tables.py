@@ -220,6 +220,117 @@ def cost_section(costs):
     return L, verdict
 
 
+# what each sweep of cost.LOAD_SWEEPS varies, from the workload's table
+# entry, and how its growth is stated: (axis, unit of the growth)
+LOAD_AXES = {"sources": (lambda wl: len(wl.gen), "per added source"),
+             "rate": (lambda wl: wl.gen_rate / 1000 if wl.gen_rate else None,
+                      "per 1,000 interrupts/s more")}
+
+
+def _span(name, xs, unit):
+    """"LO (W) to HI (W) UNIT, largest over smallest R: flat within N% met"
+    of xs {workload: figure}; None when the smallest is not above 0."""
+    lo, hi = min(xs, key=xs.get), max(xs, key=xs.get)
+    if xs[lo] <= 0:
+        return None, None
+    r = xs[hi] / xs[lo]
+    ok = r <= cost.LOAD_FLAT
+    return (f"{name} {xs[lo]:.0f} ({lo}) to {xs[hi]:.0f} ({hi}){unit}, largest over "
+            f"smallest {r:.2f}: flat within {100 * (cost.LOAD_FLAT - 1):.0f}% "
+            f"{'met' if ok else 'MISSED'}"), ok
+
+
+def load_verdict(sweep, ws, ours, table):
+    """One line on sched's figures across the workloads ws of a sweep
+    (ours {workload: pooled summary}): its per idle entry cost, largest over
+    smallest against cost.LOAD_FLAT, the growth from the sweep's first workload
+    to its last per step of its axis, and the same for the stamp per
+    interrupt.  A workload sched lacks gives no verdict, and says so."""
+    head = f"{sweep} sweep ({', '.join(ws)})"
+    entry = {w: ours.get(w, {}).get("per_entry_ns") for w in ws}
+    lacking = [w for w in ws if entry[w] is None]
+    if lacking:
+        have = ", ".join(f"{w} {x:.0f}" for w, x in entry.items() if x is not None)
+        return (f"{head}: no verdict: {', '.join(lacking)} not measured for sched"
+                + (f" (measured per idle entry: {have})" if have else ""))
+    text, _ok = _span("sched per idle entry", entry, " instructions")
+    if text is None:
+        return f"{head}: no verdict: a per idle entry cost of sched is not above 0"
+    axis, unit = LOAD_AXES.get(sweep, (None, None))
+    first, last = ws[0], ws[-1]
+    if axis and first in table and last in table:
+        a, b = axis(table[first]), axis(table[last])
+        if a is not None and b is not None and a != b:
+            text += (f"; {(entry[last] - entry[first]) / (b - a):+.0f} instructions per "
+                     f"idle entry {unit} from {first} to {last}")
+    stamp = {w: ours[w].get("irq_ns") for w in ws}
+    if any(x is None for x in stamp.values()):
+        text += "; stamp per interrupt: not measured in every workload"
+    else:
+        st, _ = _span("stamp per interrupt", stamp, "")
+        text += f"; {st}" if st else "; stamp per interrupt: not above 0"
+    return f"{head}: {text}"
+
+
+def load_section(loads, table):
+    """loads {config: {workload: [cost summary of each boot, with
+    irqs_per_s and seed]}} (report.load) -> the lines of "Selection cost
+    versus load": one table, a row per workload of cost.LOAD_SWEEPS (then
+    any other workload the stage ran), and a verdict per sweep
+    (load_verdict).  table: the workloads' table entries (sources and
+    interrupts/s)."""
+    L = ["## Selection cost versus load\n", prose.LOAD_NOTE + "\n"]
+    pooled = {c: {w: cost.pool(ks) for w, ks in ws.items() if ks} for c, ws in loads.items()}
+    if not any(pooled.values()):
+        L.append("- no figure: every cost-load boot failed (see Failed boots and "
+                 "Failed workloads)\n")
+        return L
+    cols = list(cost.LOAD_CONFIGS)
+    boots = []
+    for c in cols + sorted(set(loads) - set(cols)):
+        seeds = sorted({x["seed"] for ks in loads.get(c, {}).values() for x in ks})
+        n = max((len(ks) for ks in loads.get(c, {}).values()), default=0)
+        boots.append(f"{c} {n}" + (f" (seed {', '.join(map(str, seeds))})" if seeds else "")
+                     + ("" if c in cols else ", not in the table"))
+    L.append("Boots per configuration: " + "; ".join(boots) + ".\n")
+    rows = [(sweep, w) for sweep, ws in cost.LOAD_SWEEPS for w in ws]
+    rows += [("other", w) for w in sorted({w for ws in pooled.values() for w in ws}
+                                          - set(cost.LOAD_WORKLOADS))]
+    L.append("| sweep | workload | sources | interrupts/s (measured) | "
+             + " | ".join(f"{c} per entry" for c in cols) + " | sched/teo per entry | "
+             + " | ".join(f"{c} per irq" for c in cols) + " | sched - teo per irq |")
+    L.append("|---|---|---|---|" + "---|" * (2 * len(cols) + 2))
+
+    def per_entry(k):
+        if not k or k["per_entry_ns"] is None:
+            return "not run" if not k else "n/a"
+        rng = k["per_entry_range"]
+        return fmt_ns(k["per_entry_ns"]) + (f" ({rng[0]:.0f}-{rng[1]:.0f})"
+                                            if rng and k["n"] > 1 else "")
+    for sweep, w in rows:
+        ks = {c: pooled.get(c, {}).get(w) for c in cols}
+        wl = table.get(w)
+        rate = wl.gen_rate if wl else None
+        got = [x["irqs_per_s"] for c in loads for x in loads[c].get(w, [])]
+        measured = f" ({sum(got) / len(got):.0f})" if got else " (not run)"
+        s, t = ks.get("sched"), ks.get("teo")
+        ratio = (f"{s['per_entry_ns'] / t['per_entry_ns']:.2f}"
+                 if s and t and s["per_entry_ns"] is not None and t["per_entry_ns"] else "n/a")
+        added = (f"{s['irq_ns'] - t['irq_ns']:+.0f}"
+                 if s and t and s["irq_ns"] is not None and t["irq_ns"] is not None else "n/a")
+        L.append(f"| {sweep} | {w} | {len(wl.gen) if wl else '?'} | "
+                 f"{f'{rate:.0f}' if rate else '?'}{measured} | "
+                 + " | ".join(per_entry(ks[c]) for c in cols) + f" | {ratio} | "
+                 + " | ".join(("not run" if not ks[c] else fmt_ns(ks[c]["irq_ns"]))
+                              for c in cols) + f" | {added} |")
+    L.append("")
+    ours = pooled.get("sched", {})
+    for sweep, ws in cost.LOAD_SWEEPS:
+        L.append(f"- {load_verdict(sweep, ws, ours, table)}.")
+    L.append("")
+    return L
+
+
 def noise_section(noise_dir):
     """CV of the same metric over repeats, -icount against real time, from
     the short cells of a noise run (see perf-scripts/README.md)."""
