@@ -295,7 +295,7 @@ void replay_exact(struct exact *xs, const struct trace *tr)
 			exact_stamp(ecpu_get(xs, e->cpu), e);
 			break;
 		case EV_FORGET:
-			irq_predict_forget(&ecpu_get(xs, e->cpu)->pc, e->forget.irq);
+			fail(e->line, "irq_predict_forget: a trace of a kernel that forgot moved interrupts, too old for exact replay");
 			break;
 		case EV_NEXT:
 			exact_next(xs, ecpu_get(xs, e->cpu), e);

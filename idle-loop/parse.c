@@ -417,9 +417,12 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 					arg_u64(ln, a, na, "first_ns") : NO_TIME;
 		rd->tr->have_predict = true;
 	} else if (tok_is(&ev, "irq_predict_reset")) {
-		/* too many forgets missed, the table starts over */
+		/* stamping was turned on again: the table starts over */
+		struct tok f;
+
 		e = new_event(rd, ln, ts, cpu, EV_RESET);
-		e->reset.forgets = arg_u64(ln, a, na, "forgets");
+		e->reset.epoch = arg(a, na, "epoch", &f) ? arg_u64(ln, a, na, "epoch") :
+				 arg_u64(ln, a, na, "forgets");
 		rd->tr->have_predict = true;
 	} else if (tok_is(&ev, "irq_predict_next")) {
 		u64 now = arg_u64(ln, a, na, "now_ns");

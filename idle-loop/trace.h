@@ -78,9 +78,9 @@ struct ev_ring_lost {
 	u64 first_ns;		/* the first stamp kept, NO_TIME when not traced */
 };
 
-/* EV_RESET: irq_predict_reset (too many forgets missed) */
+/* EV_RESET: irq_predict_reset (the table starts over) */
 struct ev_reset {
-	u64 forgets;
+	u64 epoch;		/* forgets= in traces of older kernels */
 };
 
 /*

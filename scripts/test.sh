@@ -118,7 +118,8 @@ f=$T/patched-states/results/emu-states.counts
 	"$f" "$f" >"$T/emu-states-shifted"
 control control-emu-states-shifted 'entered while disabled|never entered' \
 	sh "$G/emu-states.sh" --judge "$T/emu-states-shifted"
-# the predictor's tables: a moved IRQ is forgotten, a freed one sends no IPI
+# the predictor's tables: a moved IRQ shows up on its new CPU and expires from
+# the old one's table, a freed one sends no IPI
 boot patched-predict -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r predict-check \
 	-x "-global hpet.timers=8" -a "hpet=disable"
 # no cpuidle driver: nothing reads interrupt stamps, so none are taken
