@@ -11,12 +11,13 @@
 #                 or what failed runs, with the arguments it started with)
 #   make bench-cost-load  the selection cost per idle entry and per
 #                 interrupt of menu, teo and sched as the interrupts on one
-#                 CPU grow (1 to 8 sources, 1,000 to 50,000 interrupts/s):
+#                 CPU grow (1 to 5 sources, 1,000 to 50,000 interrupts/s):
 #                 3 -icount boots, about 5 min (bench.py --cost-load
 #                 --dry-run), into a run of its own,
 #                 build/bench/YYYY.MM.DD-HH.MM.SS-costload, reported into its
-#                 report/results.md (docs/results.md is left as it is;
-#                 BENCH_ARGS="--seeds 1,2,3" for more seeds)
+#                 report/results.md and docs/cost-load.md (docs/results.md
+#                 is left as it is; BENCH_ARGS="--seeds 1,2,3" for more
+#                 seeds)
 #   make report   docs/results.md from the latest run (RUN=DIR: another;
 #                 a cost-load run reports into its own directory)
 #   make test     everything testable, ending in "N passed, N failed"
@@ -88,6 +89,7 @@ bench: kernels bench-tools image
 
 bench-cost-load: kernels bench-tools image
 	@python3 perf-scripts/bench.py --cost-load $(BENCH_ARGS)
+	@python3 perf-scripts/report.py --run latest --out docs/cost-load.md
 
 report:
 	@python3 perf-scripts/report.py $(if $(RUN),--run $(RUN)) $(if $(WORKLOADS),--workload-file $(WORKLOADS))

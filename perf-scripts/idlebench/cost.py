@@ -41,7 +41,7 @@ COST_FILE = "after.cost"
 # CPU 0 grows, in two sweeps of workloads.toml's generator workloads; the
 # report holds sched's cost per idle entry within each sweep to LOAD_FLAT
 # (report/tables.py load_section)
-LOAD_SWEEPS = (("sources", ("load_s1", "load_s2", "load_s4", "load_s8")),
+LOAD_SWEEPS = (("sources", ("load_s1", "load_s2", "load_s4", "load_s5")),
                ("rate", ("load_r1k", "load_r10k", "load_r50k")))
 LOAD_WORKLOADS = tuple(w for _, ws in LOAD_SWEEPS for w in ws)
 LOAD_CONFIGS = ("menu", "teo", "sched")

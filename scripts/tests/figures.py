@@ -20,7 +20,7 @@ import re
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-GENERATED = ["docs/results.md"]
+GENERATED = ["docs/results.md", "docs/cost-load.md"]
 NUM = r"\d+(?:\.\d+)?"
 FIGURE = re.compile(
     r"(?<![\w./+])(?:\d+\.\d+x?|\d+(?:\.\d+)?%|\d+ (?:mW|instructions)\b)(?![\w])")
