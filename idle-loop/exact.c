@@ -196,6 +196,25 @@ static void exact_next(struct exact *xs, struct exact_cpu *x, const struct event
 	x->pend_irq_ns = next == U64_MAX ? U64_MAX : next - now;
 }
 
+/*
+ * kernel/sched/idle.c: sched_idle()'s choice for the tick state @tick,
+ * completed for the restarted tick's traced first expiry when the choice
+ * restarts it.
+ */
+static void exact_choose(const struct event *e, const struct sched_idle_wakeup *w0,
+			 struct sched_idle_history *h, u64 lat, int tick,
+			 struct sched_idle_choice *c)
+{
+	struct sched_idle_wakeup w = *w0;
+
+	sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns, tick, c);
+	if (c->index < 0 || !c->restart_tick)
+		return;
+	if (e->select.restarted_ns == NO_TIME)
+		fail(e->line, "sched_idle_select restarted the tick without restarted_ns: too old for exact replay");
+	sched_idle_tick_restarted(&drv, &dev, &w, lat, e->select.restarted_ns, c);
+}
+
 /* kernel/sched/idle.c: sched_idle(), from the replayed prediction. */
 static void exact_select(struct exact *xs, struct exact_cpu *x, const struct event *e)
 {
@@ -230,14 +249,13 @@ static void exact_select(struct exact *xs, struct exact_cpu *x, const struct eve
 	sched_idle_wakeup_combine(&w);
 	stop = s->stop_tick;
 	if (s->tick_stopped >= 0) {
-		sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns,
-				  s->tick_stopped, &c0);
+		exact_choose(e, &w, h, lat, s->tick_stopped, &c0);
 		ok = c0.index >= 0 && stop == c0.stop_tick && c0.index == s->state;
 		index = c0.index;
 	} else {
 		/* tick_nohz_tick_stopped() is not traced: either is possible */
-		sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns, false, &c0);
-		sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns, true, &c1);
+		exact_choose(e, &w, h, lat, 0, &c0);
+		exact_choose(e, &w, h, lat, 1, &c1);
 		ok = c0.index >= 0 && stop == c0.stop_tick && c0.index == s->state;
 		index = c0.index;
 		if (!ok && c1.index >= 0 && stop == c1.stop_tick && c1.index == s->state) {
@@ -245,13 +263,6 @@ static void exact_select(struct exact *xs, struct exact_cpu *x, const struct eve
 			index = c1.index;
 			c = &c1;
 		}
-	}
-	if (c->index >= 0 && c->restart_tick) {
-		if (s->restarted_ns == NO_TIME)
-			fail(e->line, "sched_idle_select restarted the tick without restarted_ns: too old for exact replay");
-		sched_idle_tick_restarted(&drv, &dev, &w, lat, s->restarted_ns, c);
-		index = c->index;
-		ok = ok && c->index == s->state;
 	}
 	if (c->index >= 0) {
 		x->hist_expected = c->expected_ns;

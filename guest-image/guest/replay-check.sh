@@ -2,7 +2,8 @@
 # replay-check.sh RESULTS [SECONDS]: a trace of the interrupt predictor
 # from boot, for an exact replay on the host (idle-loop/replay
 # --from-boot --check-exact).  Boot the patched kernel with
-#   trace_event=irq_predict:irq_predict_stamp,irq_predict:irq_predict_forget,
+#   trace_event=irq_predict:irq_predict_stamp,irq_predict:irq_predict_lost,
+#   irq_predict:irq_predict_reset,
 #   irq_predict:irq_predict_next,sched_idle:sched_idle_select,power:cpu_idle
 #   trace_buf_size=16M
 # and one or two virtio-blk disks: the events are on from boot, so every
@@ -21,7 +22,7 @@
 set -eu
 out=$1 secs=${2:-3}
 tr=/sys/kernel/tracing
-for e in irq_predict/irq_predict_stamp irq_predict/irq_predict_forget \
+for e in irq_predict/irq_predict_stamp irq_predict/irq_predict_lost irq_predict/irq_predict_reset \
 	irq_predict/irq_predict_next sched_idle/sched_idle_select power/cpu_idle; do
 	[ "$(cat "$tr/events/$e/enable" 2>/dev/null)" = 1 ] ||
 		{ echo "FAIL: event $e is not enabled (boot with trace_event=...)"; exit 1; }

@@ -40,7 +40,7 @@ HPET_COMPARATORS = 8
 # prints as the same hashed placeholder in an -icount guest.
 COMMON_ARGS = ("hpet=disable no_hash_pointers trace_event=power:cpu_idle,irq:irq_handler_entry,"
                "sched_idle:sched_idle_select,irq_predict:irq_predict_stamp,"
-               "irq_predict:irq_predict_forget,irq_predict:irq_predict_next,"
+               "irq_predict:irq_predict_next,"
                "irq_predict:irq_predict_lost,irq_predict:irq_predict_reset,"
                "timer:hrtimer_start,timer:hrtimer_cancel,timer:hrtimer_expire_entry,"
                "timer:timer_start,timer:timer_cancel,timer:timer_expire_entry")

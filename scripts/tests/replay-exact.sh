@@ -105,7 +105,7 @@ for n in 0 1; do
 	truncate -s 16M "$o/disk$n.img"
 	x="$x -drive file=$o/disk$n.img,if=none,id=d$n,format=raw -device virtio-blk-pci,drive=d$n"
 done
-ev=irq_predict:irq_predict_stamp,irq_predict:irq_predict_forget,irq_predict:irq_predict_next,irq_predict:irq_predict_lost,irq_predict:irq_predict_reset
+ev=irq_predict:irq_predict_stamp,irq_predict:irq_predict_next,irq_predict:irq_predict_lost,irq_predict:irq_predict_reset
 ev=$ev,sched_idle:sched_idle_select,power:cpu_idle
 "$top/guest-image/run-qemu.sh" -k "$k" -i "$i" -o "$o/guest" -c 2 -d cpuidle_emu -I 0 \
 	-t 600 -q 300 -r replay-check \
