@@ -210,8 +210,14 @@ static void exact_choose(const struct event *e, const struct sched_idle_wakeup *
 	sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns, tick, c);
 	if (c->index < 0 || !c->restart_tick)
 		return;
-	if (e->select.restarted_ns == NO_TIME)
+	if (e->select.restarted_ns == NO_TIME) {
+		/* a guess at an untraced tick state: not the kernel's choice */
+		if (e->select.tick_stopped < 0) {
+			c->index = -1;
+			return;
+		}
 		fail(e->line, "sched_idle_select restarted the tick without restarted_ns: too old for exact replay");
+	}
 	sched_idle_tick_restarted(&drv, &dev, &w, lat, e->select.restarted_ns, c);
 }
 
