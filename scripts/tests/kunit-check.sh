@@ -12,16 +12,12 @@ kernel=${1:?usage: kunit-check.sh stock|patched CONSOLE}
 log=${2:?usage: kunit-check.sh stock|patched CONSOLE}
 [ -s "$log" ] || { echo "FAIL: no console log $log"; exit 1; }
 
-# the patches KERNEL carries, in order (scripts/lib.sh, series_patches)
-patches() {
-	awk -v kind="$kernel" '
-		/^# ---- both/ { g = "both"; next }
-		/^# ---- patched/ { g = "patched"; next }
-		/^#/ || /^[[:space:]]*$/ { next }
-		kind == "patched" || g != "patched" { print }' "$TOP/series/series"
-}
+# series_patches: the patches KERNEL carries, in order.  lib.sh sets TOP
+# from $0, one level too high for this script: set it again.
+. "$TOP/scripts/lib.sh"
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 suites='' cases=0
-for p in $(patches); do
+for p in $(series_patches "$kernel" "$TOP/series/series"); do
 	f=$TOP/series/$p
 	[ -f "$f" ] || { echo "FAIL: series/series names $p, which is missing"; exit 1; }
 	# a kunit_suite's name is the first .name after its declaration
