@@ -8,7 +8,8 @@
 #   guests: both kernels boot on 1 and 2 vCPUs (4 for the patched one),
 #           the series' KUnit suites pass (KTAP parsed), each emulated
 #           state is entered, the patched path runs and no governor
-#           does, menu and teo replay this run's stock traces, a
+#           does, skipping the sleep length changes no choice, menu
+#           and teo replay this run's stock traces, a
 #           from-boot trace of the predictor replays exactly, two
 #           -icount boots with the same seed are identical.
 # Each check has a negative control (control below: it must fail); the
@@ -122,6 +123,14 @@ control control-emu-states-shifted 'entered while disabled|never entered' \
 # the old one's table, a freed one sends no IPI
 boot patched-predict -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r predict-check \
 	-x "-global hpet.timers=8" -a "hpet=disable"
+# skipping the sleep length changes no choice: each entry with the tick
+# running chooses again from it (the busted shortcut is a test-controls boot)
+boot patched-shortcut -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r shortcut-check \
+	-x "-global hpet.timers=8" -a "hpet=disable sched_idle_shortcut_check=1"
+f=$T/patched-shortcut/results/sched_idle_stats
+[ ! -f "$f" ] || sed '1s/mismatched=[0-9]*/mismatched=1/' "$f" >"$T/shortcut-mismatched"
+control control-shortcut-mismatched 'choices differ' \
+	sh "$G/shortcut-check.sh" --judge "$T/shortcut-mismatched"
 # no cpuidle driver: nothing reads interrupt stamps, so none are taken
 boot patched-nodriver -k "$K/patched.bzImage" -c 2 -r predict-check -a "cpuidle_emu.enable=0 guest.args=off"
 # the selection cost probe: counts when on, nothing when off
