@@ -142,6 +142,14 @@ control control-cost-off-read-on 'does not read as expected with the probe on' \
 	sh "$G/cost-check.sh" --judge "$T/stock-cost-off/results/cpuidle_cost" on
 # a from-boot trace of the predictor replays exactly (idle-loop/)
 check replay-exact sh "$TOP/scripts/tests/replay-exact.sh" "$T/replay-exact"
+# a guest's recorded interrupts, made a workload by trace2workload.py and
+# replayed by the generator, arrive when they were recorded; the control:
+# the same replay judged against the recording shifted by one arrival
+rw=$T/replay-workload
+check replay-workload sh "$TOP/scripts/tests/replay-workload.sh" "$rw"
+control control-replay-workload-shifted 'FAIL' python3 "$TOP/scripts/tests/replay-compare.py" \
+	--control "$rw/replay.toml" "$rw/record/results/trace.txt.gz" \
+	"$rw/bench/cells/sched-2cpu-icount-r1/results/replay/trace.txt"
 # two -icount boots of one bench cell and seed are identical; another seed is not
 check determinism sh "$TOP/scripts/tests/determinism.sh" "$T/determinism"
 disk=$T/disk.img

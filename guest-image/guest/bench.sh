@@ -42,7 +42,13 @@
 #                  CPU for the whole window (benchtool pipe)
 #   gen=SPEC       an HPET generator source (debugfs hpet_irqgen, series
 #                  hpet-irqgen; boot with hpet=disable), SPEC its line with ','
-#                  for ' ', cpu=last for the last CPU; seed= is added here
+#                  for ' ', cpu=last for the last CPU; seed= is added here;
+#                  intervals_us=@LIST is the list in /bench-lists/NAME/LIST
+#   lists=DIGEST   the lists of NAME's gen sources are in /bench-lists/NAME/
+#                  (an archive the host appends to the initramfs), their
+#                  contents' sha256 starting with DIGEST (cat NAME/* |
+#                  sha256sum); missing or different lists fail the boot,
+#                  and so does a list the generator refuses
 #   udp=PORT[,PORT]  receive host UDP traffic: the host starts udpgen when
 #                  this script prints "bench-sync: start NAME" (the host
 #                  holds NAME's window; it refuses a NAME it did not give)
@@ -60,6 +66,7 @@ emu=/sys/kernel/debug/cpuidle_emu
 sidle=/sys/kernel/debug/sched_idle
 gen=/sys/kernel/debug/hpet_irqgen
 cost=/sys/kernel/debug/cpuidle_cost
+lists=/bench-lists
 cmds=/tmp/bench-cmds
 nics=
 
@@ -104,9 +111,23 @@ for a in "$@"; do
 		case " $works " in *" $n="*) ;; *) fail "'$a': workload $n is not given before it" ;; esac
 		case "$c" in
 		ct | rtc | blk | pipe | pipeper) num "$n.$c" "$v" ;;
-		gen) case "$v" in *[!a-z0-9_=,]*) fail "$n.gen: bad source '$v'" ;; esac ;;
+		gen)
+			case "$v" in *[!a-z0-9_=,@]*) fail "$n.gen: bad source '$v'" ;; esac
+			case ",$v" in *,intervals_us=@*)
+				l=${v#*intervals_us=@}
+				l=${l%%,*}
+				[ -s "$lists/$n/$l" ] || fail "$n.gen: list $l is not in $lists/$n (the host sends it with the initramfs)"
+				;;
+			esac
+			;;
+		lists)
+			case "$v" in '' | *[!0-9a-f]*) fail "$n.lists: bad digest '$v'" ;; esac
+			[ -d "$lists/$n" ] || fail "$n.lists: no $lists/$n: the host sent no lists"
+			have=$(cat "$lists/$n"/* | sha256sum | cut -c1-${#v})
+			[ "$have" = "$v" ] || fail "$n.lists: the lists in $lists/$n are not the host's (sha256 $have, want $v)"
+			;;
 		udp) case "$v" in '' | *[!0-9,]*) fail "$n.udp: bad ports '$v'" ;; esac ;;
-		*) fail "$n: unknown command '$c' (valid: ct rtc blk pipe pipeper gen udp)" ;;
+		*) fail "$n: unknown command '$c' (valid: ct rtc blk pipe pipeper gen lists udp)" ;;
 		esac
 		echo "$c $v" >>"$cmds/$n"
 		;;
@@ -262,6 +283,19 @@ cmd_pipeper() {
 	benchtool pipe "$2" "$secs" 0 $((ncpu - 1)) </dev/null >>"$d/workload.log" 2>&1 &
 	pids="$pids $!:pipeper"
 }
+# gen_list SRC: a list source's line as the generator takes it, its
+# intervals_us=@LIST replaced by that list (hundreds of KiB: one write of
+# the shell's echo carries it whole)
+gen_list() {
+	line='' l=''
+	for w in $1; do
+		case "$w" in
+		intervals_us=@*) l=${w#intervals_us=@} ;;
+		*) line="$line $w" ;;
+		esac
+	done
+	echo "$line intervals_us=$(cat "$lists/$name/$l")"
+}
 # the sources are kept (and their IRQs, for the after snapshot's
 # /proc/interrupts) until the next workload's set-up clears them
 cmd_gen() {
@@ -271,7 +305,18 @@ cmd_gen() {
 		[ -s /tmp/irqgen.want ] || echo clear >"$gen/control"
 		src=$(echo "$2" | tr , ' ' | sed "s/cpu=last/cpu=$((ncpu - 1))/")
 		echo "$src seed=$((seed * 64 + gen_n))" >>/tmp/irqgen.want
-		echo "$src seed=$((seed * 64 + gen_n))" >"$gen/sources" || fail "$name: the generator refused '$src'"
+		case " $src" in
+		*" intervals_us=@"*)
+			# a recording's list not loaded is no replay: the boot fails
+			l=${src#*intervals_us=@}
+			l=${l%% *}
+			err=$({ gen_list "$src seed=$((seed * 64 + gen_n))" >"$gen/sources"; } 2>&1) || {
+				echo "$name: the generator refused list $l of '$src' ($(wc -c <"$lists/$name/$l") bytes): ${err##*: }" >/tmp/bench-fatal
+				fail "$(cat /tmp/bench-fatal)"
+			}
+			;;
+		*) echo "$src seed=$((seed * 64 + gen_n))" >"$gen/sources" || fail "$name: the generator refused '$src'" ;;
+		esac
 		gen_n=$((gen_n + 1))
 		cat "$gen/sources" >"$d/irqgen.sources"
 		;;
@@ -279,6 +324,8 @@ cmd_gen() {
 	stop) [ ! -s /tmp/irqgen.want ] || { echo stop >"$gen/control"; cat "$gen/stats" >"$d/irqgen.stats"; rm /tmp/irqgen.want; } ;;
 	esac
 }
+# the lists are checked with the arguments; cmd_gen loads them
+cmd_lists() { :; }
 # host-driven traffic: receiver first, then tell the host, let the
 # stream settle, then the window opens; only once the recorders record,
 # or a slow start-up of theirs would eat the traffic's SECONDS + 3
@@ -468,6 +515,7 @@ for w in $works; do
 			printf 'exited %s at a command that failed (see run.log)\nlog=run.log\n' "$st" >"$d/failed"
 		failed="$failed $name"
 	fi
+	[ ! -s /tmp/bench-fatal ] || fail "$(cat /tmp/bench-fatal)"
 	log "$name done (uptime $t0 -> $(cut -d' ' -f1 /proc/uptime))"
 	echo "bench-sync: done $name" >/dev/kmsg
 done

@@ -6,6 +6,7 @@ cells.merge for a boot of only the workloads a kept cell lacks).
 A workload whose output is missing or does not parse fails alone: the
 cell keeps the others and parsed.json marks it under "failed" with the
 reason and the log that shows it (a path relative to the cell)."""
+import hashlib
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from . import cells, cost, parse, trace
 from .configs import CONFIGS
-from .workloads import TOP
+from .workloads import TOP, read_lists
 
 RUN_QEMU = os.path.join(TOP, "guest-image", "run-qemu.sh")
 # The NICs of a cell with host traffic: MAC, guest address, the UDP port
@@ -51,6 +52,11 @@ REAL_ARGS = "tsc=reliable"
 # real time: TCG threads (run-qemu.sh -T)
 REAL_THREADS = "single"
 CMDLINE_MAX = 2048  # x86 COMMAND_LINE_SIZE
+# Generator lists (a workload's lists file) cannot go through the command
+# line: the host appends them to the initramfs as an archive of their own
+# (the kernel unpacks every archive of the initrd in turn) under
+# LISTS_DIR/WORKLOAD/NAME, and the command line carries only their digest.
+LISTS_DIR = "bench-lists"
 
 
 class LaunchError(Exception):
@@ -89,6 +95,8 @@ def guest_words(cell, table):
         words += [f"nic={mac.replace(':', '-')},{addr}/24" for mac, addr, _ in NICS]
     for n, secs, w in ws:
         words += [f"{n}={secs}", f"{n}.ct={w.cyclictest_us}"]
+        if w.list_refs():
+            words.append(f"{n}.lists={lists_digest(boot_lists(n, w))}")
         if w.rtc_hz:
             words.append(f"{n}.rtc={w.rtc_hz}")
         if w.blk_period_us:
@@ -101,6 +109,56 @@ def guest_words(cell, table):
         if w.traffic:
             words.append(f"{n}.udp={','.join(map(str, PORTS[:w.traffic.streams]))}")
     return words
+
+
+def boot_lists(name, w):
+    """{path in the initramfs: intervals} of the lists workload name's gen
+    lines name."""
+    have = read_lists(w.lists)
+    return {f"{LISTS_DIR}/{name}/{ref}": have[ref] for ref in w.list_refs()}
+
+
+def lists_digest(files):
+    """What guest-image/guest/bench.sh checks the lists it finds against:
+    the sha256 of the files' contents in the order of their names, cut to
+    16 hex digits (cat DIR/* | sha256sum)."""
+    h = hashlib.sha256()
+    for path in sorted(files):
+        h.update(files[path].encode())
+    return h.hexdigest()[:16]
+
+
+def _cpio_entry(name, mode, data=b""):
+    """One entry of a newc cpio archive, padded to 4 bytes."""
+    fields = (0, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(name) + 1, 0)
+    head = b"070701" + b"".join(b"%08X" % f for f in fields) + name.encode() + b"\0"
+    return head + b"\0" * (-len(head) % 4) + data + b"\0" * (-len(data) % 4)
+
+
+def lists_archive(files):
+    """A newc cpio archive of files {path: text}, with their directories."""
+    dirs = sorted({os.path.dirname(p) for p in files} | {LISTS_DIR})
+    out = b"".join(_cpio_entry(d, 0o40755) for d in dirs)
+    out += b"".join(_cpio_entry(p, 0o100644, files[p].encode()) for p in sorted(files))
+    return out + _cpio_entry("TRAILER!!!", 0)
+
+
+def cell_initrd(cell, s, path):
+    """s.initrd, or when a workload of the boot has generator lists, path:
+    s.initrd followed by the archive of those lists."""
+    files = {}
+    for n, _ in cell.boot_works:
+        w = s.workloads[n]
+        if w.list_refs():
+            files.update(boot_lists(n, w))
+    if not files:
+        return s.initrd
+    with open(s.initrd, "rb") as src, open(path + ".tmp", "wb") as out:
+        shutil.copyfileobj(src, out)
+        # each archive starts on 4 bytes
+        out.write(b"\0" * (-out.tell() % 4) + lists_archive(files))
+    os.replace(path + ".tmp", path)
+    return path
 
 
 def kernel_cmdline(cell, s):
@@ -132,9 +190,10 @@ def qemu_devices(cell, s):
     return dev
 
 
-def run_qemu_cmd(cell, s, work):
+def run_qemu_cmd(cell, s, work, initrd=None):
     cfg = CONFIGS[cell.config]
-    cmd = [RUN_QEMU, "-k", os.path.join(s.kernels, cfg.kernel), "-i", s.initrd, "-o", work,
+    cmd = [RUN_QEMU, "-k", os.path.join(s.kernels, cfg.kernel), "-i", initrd or s.initrd,
+           "-o", work,
            "-c", str(cell.vcpus), "-d", "cpuidle_emu", "-r", "bench"]
     if cfg.governor:
         cmd += ["-g", cfg.governor]
@@ -299,7 +358,8 @@ def run(cell, s, cells_dir):
     every later cell would fail the same way."""
     final = os.path.join(cells_dir, cell.name)
     work = final + ".run"
-    cmd = run_qemu_cmd(cell, s, work)
+    initrd = cell_initrd(cell, s, final + ".initrd")
+    cmd = run_qemu_cmd(cell, s, work, initrd)
     shutil.rmtree(work, ignore_errors=True)
     traffic = None
     if cell.mode == "real":
@@ -308,7 +368,11 @@ def run(cell, s, cells_dir):
                                 final + ".udpgen-{}.log")
         traffic.start()
     t0 = time.time()
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    finally:
+        if initrd != s.initrd:
+            os.unlink(initrd)
     if traffic:
         traffic.stop.set()
         traffic.join()

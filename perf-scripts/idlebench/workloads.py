@@ -8,6 +8,7 @@ A workload's facts flow one way: the plan puts its window into a Cell
 guest-image/guest/bench.sh from the Cell and these records.
 """
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 
@@ -18,8 +19,15 @@ TRAFFIC_MODES = ("periodic", "two", "burst", "poisson")
 PROBE_US = 10100
 # hpet_irqgen (series, drivers/misc/hpet-irqgen.c): at most this many
 # sources at once (one HPET comparator each), and a periodic source's
-# jitter_us below half its period_us; it takes any period_us above 0
+# jitter_us below half its period_us; it takes any period_us above 0; a
+# list source at most GEN_LIST_MAX intervals (IRQGEN_LIST_MAX), each of
+# 1 us to GEN_MAX_US (IRQGEN_MAX_US)
 GEN_MAX_SOURCES = 8
+GEN_LIST_MAX = 65536
+GEN_MAX_US = 10000000
+# a gen line's intervals_us=@NAME: the list NAME of the workload's lists file
+LIST_REF = re.compile(r"^intervals_us=@([a-z0-9_]+)$")
+LIST_NAME = re.compile(r"^[a-z0-9_]+$")
 
 
 class WorkloadError(Exception):
@@ -65,6 +73,11 @@ class Workload:
     pipe_period_us: int = 0
     gen: tuple = ()
     traffic: Traffic = None
+    lists: str = ""         # the lists file (absolute path), or none
+
+    def list_refs(self):
+        """The list names its gen lines name (intervals_us=@NAME), in order."""
+        return [m.group(1) for g in self.gen for w in g.split() for m in [LIST_REF.match(w)] if m]
 
     @property
     def device(self):
@@ -106,6 +119,41 @@ class Workload:
         return "real"
 
 
+def read_lists(path):
+    """{name: intervals} of a lists file (perf-scripts/trace2workload.py
+    writes them): one list per line, "NAME [KEY=VALUE ...]
+    intervals_us=US,US,...", '#' lines are comments; intervals is the
+    comma-separated text as the generator takes it.  Raises ValueError
+    with the line that is wrong."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e.strerror}") from None
+    out = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        words = line.split()
+        name, kv = words[0], dict(w.split("=", 1) for w in words[1:] if "=" in w)
+        where = f"{path}:{n}"
+        if not LIST_NAME.match(name) or len(kv) != len(words) - 1:
+            raise ValueError(f"{where}: want NAME (a-z, 0-9, _) then KEY=VALUE words")
+        if name in out:
+            raise ValueError(f"{where}: list {name} given twice")
+        iv = kv.get("intervals_us", "")
+        nums = iv.split(",")
+        if not iv or not all(x.isascii() and x.isdigit() and 0 < int(x) <= GEN_MAX_US
+                             for x in nums):
+            raise ValueError(f"{where}: intervals_us must be whole microseconds from 1 to "
+                             f"{GEN_MAX_US}, comma-separated")
+        if len(nums) > GEN_LIST_MAX:
+            raise ValueError(f"{where}: {len(nums)} intervals, hpet_irqgen takes at most "
+                             f"{GEN_LIST_MAX}")
+        out[name] = iv
+    return out
+
+
 def gen_fields(line):
     """{key: value} of a generator source line ("cpu=0 proc=periodic
     period_us=1000 jitter_us=50")."""
@@ -114,7 +162,7 @@ def gen_fields(line):
 
 _INTS = ("seconds", "cyclictest_us", "rtc_hz", "blk_period_us", "pipe_loops",
          "pipe_period_us")
-_KEYS = set(_INTS) | {"timing", "default", "about", "gen", "traffic"}
+_KEYS = set(_INTS) | {"timing", "default", "about", "gen", "traffic", "lists"}
 
 
 def _workload(name, t, src):
@@ -149,6 +197,27 @@ def _workload(name, t, src):
                 bad(f"'{g}': a periodic source needs period_us > 0 (whole microseconds)")
             if 2 * int(jit) >= int(per):
                 bad(f"'{g}': jitter_us must be below half of period_us (hpet_irqgen refuses it)")
+        once = kv.get("once", "0")
+        if once not in ("0", "1") or (once == "1" and kv.get("proc") != "list"):
+            bad(f"'{g}': once= is 0 or 1, and only for proc=list")
+    lists = t.get("lists", "")
+    if not isinstance(lists, str):
+        bad("lists must be the name of a lists file")
+    if lists:
+        lists = os.path.join(os.path.dirname(os.path.abspath(src)), lists)
+        try:
+            have = read_lists(lists)
+        except ValueError as e:
+            bad(f"lists: {e}")
+    for g in gen:
+        for w in g.split():
+            if w.startswith("intervals_us=@") and not LIST_REF.match(w):
+                bad(f"'{g}': a list is named intervals_us=@NAME (a-z, 0-9, _)")
+            m = LIST_REF.match(w)
+            if m and not lists:
+                bad(f"'{g}': names list {m.group(1)}, but the workload has no lists file")
+            if m and m.group(1) not in have:
+                bad(f"'{g}': {lists} has no list {m.group(1)}")
     traffic = None
     if "traffic" in t:
         tr = t["traffic"]
@@ -162,8 +231,8 @@ def _workload(name, t, src):
             bad("traffic mode two needs period2_us")
         if t["timing"] != "real":
             bad("host traffic has no meaning under -icount (sleep=off): timing = \"real\"")
-    kw = {k: v for k, v in t.items() if k not in ("gen", "traffic")}
-    return Workload(name=name, gen=tuple(gen), traffic=traffic, **kw)
+    kw = {k: v for k, v in t.items() if k not in ("gen", "traffic", "lists")}
+    return Workload(name=name, gen=tuple(gen), traffic=traffic, lists=lists, **kw)
 
 
 def load(path):

@@ -1,0 +1,282 @@
+"""perf-scripts/trace2workload.py and what carries its lists to the guest:
+a small synthetic recording (perf script and tracefs text) becomes the
+sources and intervals it must; a malformed trace stops with one line;
+workloads.py refuses lists the generator would; launch.py's initramfs
+archive holds the lists under the digest the guest checks, and bench.sh's
+argument check fails the boot on a missing or different list.  Each check
+has a control that the same check fails."""
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from common import HERE
+from idlebench import arrivals, launch, workloads
+from idlebench.cells import Cell
+
+TOP = os.path.dirname(os.path.dirname(HERE))
+T2W = os.path.join(TOP, "perf-scripts", "trace2workload.py")
+BENCH_SH = os.path.join(TOP, "guest-image", "guest", "bench.sh")
+
+# perf script --ns: the recording starts at 100.000000000 (its first event);
+# irq 30 on CPU 1 is the busiest, irq 31 shares its line with a second
+# handler (one arrival each, counted once), irq 4 has a single arrival
+PERF = """\
+         swapper     0 [000]   100.000000000:       power:cpu_idle: state=2 cpu_id=0
+         swapper     0 [001]   100.000200400: irq:irq_handler_entry: irq=30 name=eth0
+         swapper     0 [000]   100.000300000: irq:irq_handler_entry: irq=31 name=ahci
+         swapper     0 [000]   100.000300100: irq:irq_handler_entry: irq=31 name=ehci
+         swapper     0 [001]   100.001200600: irq:irq_handler_entry: irq=30 name=eth0
+         swapper     0 [001]   100.001201000: irq:irq_handler_entry: irq=30 name=eth0
+         swapper     0 [000]   100.002000000: irq:irq_handler_entry: irq=4 name=ttyS0
+         swapper     0 [000]   100.002500000: irq:irq_handler_entry: irq=31 name=ahci
+         swapper     0 [000]   100.002500050: irq:irq_handler_entry: irq=31 name=ehci
+         swapper     0 [001]   100.003700000: irq:irq_handler_entry: irq=30 name=eth0
+         swapper     0 [001]   100.004000000:       power:cpu_idle: state=4294967295 cpu_id=1
+"""
+# the same recording as tracefs prints it (microseconds, flags column)
+TRACEFS = "# tracer: nop\n#\n" + "".join(
+    re.sub(r"^\s*swapper\s+0 \[(\d+)\]\s+(\d+\.\d{6})\d{3}:\s+\w+:(\w+):",
+           r"          <idle>-0       [\1] d.h1.   \2: \3:", line) + "\n"
+    for line in PERF.splitlines())
+# eth0 (CPU 1 -> guest CPU 1): 100.000200400 -> 200 us, 1200.6 -> 1201,
+# 1201.0 -> 1201 (moved to 1202), 3700; ahci (CPU 0): 300, 2500
+WANT_LISTS = {"s0": "200,1001,1,2498", "s1": "300,2200"}
+# tracefs cuts to microseconds: 1200.6 -> 1200, so nothing is moved
+WANT_TRACEFS = {"s0": "200,1000,1,2499", "s1": "300,2200"}
+
+
+def read(path, mode="r"):
+    with open(path, mode) as f:
+        return f.read()
+
+
+def run(*args):
+    return subprocess.run([sys.executable, T2W, *args], capture_output=True, text=True)
+
+
+class ConvertTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def trace(self, text, name="trace.txt"):
+        p = os.path.join(self.tmp, name)
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+
+    def convert(self, text, *opts):
+        out = os.path.join(self.tmp, "w.toml")
+        r = run(self.trace(text), "-o", out, *opts)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        w = workloads.load(out)["replay"]
+        return w, workloads.read_lists(w.lists), r.stderr
+
+    def test_sources_and_intervals(self):
+        w, lists, err = self.convert(PERF, "--max-sources", "2")
+        self.assertEqual(lists, WANT_LISTS)
+        self.assertEqual(w.gen, ("cpu=1 proc=list once=1 intervals_us=@s0",
+                                 "cpu=0 proc=list once=1 intervals_us=@s1"))
+        self.assertEqual((w.timing, w.seconds), ("icount", 1))
+        self.assertIn("dropped irq 4 (ttyS0) on CPU 0: 1 arrivals", err)
+        self.assertIn("irq 31 (ahci) on CPU 0: shared with ehci", err)
+        self.assertIn("irq 30 (eth0) on CPU 1: 1 arrivals within 1 us", err)
+        # control: one arrival moved by 3 us gives other intervals
+        _, moved, _ = self.convert(PERF.replace("100.003700000", "100.003703000"),
+                                   "--max-sources", "2")
+        self.assertNotEqual(moved, WANT_LISTS)
+
+    def test_tracefs_text_gives_the_same_lists(self):
+        _, lists, _ = self.convert(TRACEFS, "--max-sources", "2")
+        self.assertEqual(lists, WANT_TRACEFS)
+        # control: the check sees a difference when there is one
+        _, other, _ = self.convert(TRACEFS.replace("100.002500:", "100.002600:"),
+                                   "--max-sources", "2")
+        self.assertNotEqual(other, WANT_TRACEFS)
+
+    def test_cpu_mapping(self):
+        w, _, _ = self.convert(PERF, "--max-sources", "3", "--cpus", "1")
+        self.assertEqual([g.split()[0] for g in w.gen], ["cpu=0"] * 3)
+        w, _, _ = self.convert(PERF, "--max-sources", "3", "--map", "1:0,0:1")
+        self.assertEqual([g.split()[0] for g in w.gen], ["cpu=0", "cpu=1", "cpu=1"])
+        self.assertIn("--map 1:2: the guest has CPUs 0 to 1",
+                      run(self.trace(PERF), "-o", "x.toml", "--map", "1:2").stderr)
+
+    def test_malformed_trace_is_one_line(self):
+        bad = PERF.replace("irq=4 name=ttyS0", "irq=x name=ttyS0")
+        out = os.path.join(self.tmp, "w.toml")
+        r = run(self.trace(bad), "-o", out)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+        self.assertRegex(r.stderr, r"^trace2workload: error: \S+trace.txt:7: irq_handler_entry "
+                         r"without irq= and name=")
+        self.assertFalse(os.path.exists(out))
+        for text, msg in (("garbage\n", r"trace.txt:1: not an event line"),
+                          (PERF.replace("irq:irq_handler_entry", "irq:softirq_entry"),
+                           r"no irq_handler_entry event"),
+                          (PERF.replace("100.003700000", "100.000000001"),
+                           r"trace.txt:10: irq 30 \(eth0\) on CPU 1 goes back in time")):
+            r = run(self.trace(text), "-o", out)
+            self.assertEqual((r.returncode, r.stderr.count("\n")), (2, 1), r.stderr)
+            self.assertRegex(r.stderr, msg)
+        r = run(os.path.join(self.tmp, "none.txt"), "-o", out)
+        self.assertRegex(r.stderr, r"none.txt: cannot read")
+        # control: the good trace in the same place converts
+        self.assertEqual(run(self.trace(PERF), "-o", out).returncode, 0)
+
+    def test_generator_limits_cut_a_list(self):
+        n = workloads.GEN_LIST_MAX + 3
+        long = "".join(f"  x 0 [000] {200 + i / 1000:.9f}: irq:irq_handler_entry: irq=9 name=a\n"
+                       for i in range(n))
+        gap = PERF.replace("100.003700000", "111.000000000")
+        iv, _, cut = arrivals.list_us(arrivals.parse(long).sources[0].times_ns, 200 * 10**9)
+        self.assertEqual((len(iv), iv[0], iv[-1]), (workloads.GEN_LIST_MAX, 1, 1000))
+        self.assertIn(f"the generator takes {workloads.GEN_LIST_MAX} intervals", cut)
+        _, lists, err = self.convert(gap, "--max-sources", "2")
+        self.assertEqual(lists["s0"], "200,1001,1")
+        self.assertIn("a gap of 11.0 s, above the generator's 10 s", err)
+        # control: within the limits nothing is cut
+        self.assertIsNone(arrivals.list_us([10**6, 2 * 10**6], 0)[2])
+
+
+class ListsFileTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def write(self, lists, gen='"cpu=0 proc=list once=1 intervals_us=@s0"'):
+        with open(os.path.join(self.tmp, "w.lists"), "w") as f:
+            f.write(lists)
+        p = os.path.join(self.tmp, "w.toml")
+        with open(p, "w") as f:
+            f.write(f'[w]\ntiming = "icount"\nseconds = 1\nlists = "w.lists"\ngen = [{gen}]\n')
+        return p
+
+    def test_bad_lists_are_refused(self):
+        for lists, gen, msg in (
+                ("s0 intervals_us=5,0\n", None, r"w.lists:1: intervals_us must be whole"),
+                ("s0 intervals_us=10000001\n", None, "from 1 to 10000000"),
+                ("s0 intervals_us=" + ",".join(["1"] * 65537) + "\n", None,
+                 "65537 intervals, hpet_irqgen takes at most 65536"),
+                ("s0 intervals_us=5\ns0 intervals_us=6\n", None, "list s0 given twice"),
+                ("S0 intervals_us=5\n", None, "want NAME"),
+                ("s1 intervals_us=5\n", None, "has no list s0"),
+                ("s0 intervals_us=5\n", '"cpu=0 proc=periodic period_us=9 once=1"',
+                 "only for proc=list"),
+                ("s0 intervals_us=5\n", '"cpu=0 proc=list intervals_us=@S0"',
+                 "a list is named intervals_us=@NAME")):
+            with self.assertRaisesRegex(workloads.WorkloadError, msg):
+                workloads.load(self.write(lists, gen) if gen else self.write(lists))
+        # control: a good file loads, with its list
+        w = workloads.load(self.write("s0 irq=3 intervals_us=5,7\n"))["w"]
+        self.assertEqual((w.list_refs(), workloads.read_lists(w.lists)), (["s0"], {"s0": "5,7"}))
+
+    def test_archive_and_digest(self):
+        w = workloads.load(self.write("s0 intervals_us=5,7\ns1 intervals_us=9\n",
+                                      '"cpu=0 proc=list intervals_us=@s1", '
+                                      '"cpu=1 proc=list once=1 intervals_us=@s0"'))["w"]
+        table = dict(workloads.table(), w=w)
+        cell = Cell("sched", 2, 1, "icount", [("w", 1)])
+        words = launch.guest_words(cell, table)
+        digest = hashlib.sha256(b"5,79").hexdigest()[:16]   # s0 then s1, as cat w/* reads
+        self.assertIn(f"w.lists={digest}", words)
+        self.assertIn("w.gen=cpu=0,proc=list,intervals_us=@s1", words)
+        base = os.path.join(self.tmp, "base.cpio")
+        with open(base, "wb") as f:
+            f.write(b"070701" + b"0" * 101)   # not 4-byte aligned: the archive must pad
+        s = launch.Setup(table, "/k", base, "/d", "/u")
+        initrd = launch.cell_initrd(cell, s, os.path.join(self.tmp, "cell.initrd"))
+        data = read(initrd, "rb")
+        self.assertEqual(data[:107], read(base, "rb"))
+        got = unpack(data[108:])
+        self.assertEqual(got, {"bench-lists": None, "bench-lists/w": None,
+                               "bench-lists/w/s0": b"5,7", "bench-lists/w/s1": b"9"})
+        # control: another list gives another digest; no list, no archive
+        other = dict(table, w=workloads.load(self.write("s0 intervals_us=5,8\ns1 intervals_us=9\n",
+                     '"cpu=0 proc=list intervals_us=@s1", '
+                     '"cpu=1 proc=list once=1 intervals_us=@s0"'))["w"])
+        self.assertNotIn(f"w.lists={digest}", launch.guest_words(cell, other))
+        plain = Cell("sched", 2, 1, "icount", [("dev", 1)])
+        self.assertEqual(launch.cell_initrd(plain, s, os.path.join(self.tmp, "x")), base)
+
+
+def unpack(data):
+    """{name: data, or None for a directory} of a newc cpio archive."""
+    out, pos = {}, 0
+    while True:
+        assert data[pos:pos + 6] == b"070701", pos
+        f = [int(data[pos + 6 + 8 * i:pos + 14 + 8 * i], 16) for i in range(13)]
+        name_end = pos + 110 + f[11]
+        name = data[pos + 110:name_end - 1].decode()
+        pos = name_end + (-name_end % 4)
+        if name == "TRAILER!!!":
+            return out
+        out[name] = None if f[1] & 0o40000 else data[pos:pos + f[6]]
+        pos += f[6] + (-f[6] % 4)
+
+
+# bench.sh's argument check alone (from "# Validate everything" to the
+# check that a workload was given), with its lists directory in a
+# temporary one; fail() prints the boot's FAIL line and exits 1
+CHECK = r"""set -eu
+lists=$1
+shift
+perf=1 seed=1 works='' nics=''
+cmds=$lists/../cmds
+fail() { echo "guest: FAIL $*"; exit 1; }
+num() { case "$2" in '' | *[!0-9]*) fail "$1: '$2' is not a number" ;; esac; }
+"""
+
+
+@unittest.skipUnless(shutil.which("busybox"), "busybox is not installed")
+class GuestListCheckTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        text = read(BENCH_SH)
+        m = re.search(r"^# Validate everything.*?^\[ -n \"\$works\" \] \|\| fail[^\n]*\n",
+                      text, re.S | re.M)
+        self.assertIsNotNone(m, "bench.sh has no argument check block")
+        self.script = os.path.join(self.tmp, "check.sh")
+        with open(self.script, "w") as f:
+            f.write(CHECK + m.group(0) + 'echo "arguments ok"\n')
+        self.lists = os.path.join(self.tmp, "bench-lists")
+        os.makedirs(os.path.join(self.lists, "w"))
+        for name, iv in (("s0", "5,7"), ("s1", "9")):
+            with open(os.path.join(self.lists, "w", name), "w") as f:
+                f.write(iv)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def check(self, *words):
+        r = subprocess.run(["busybox", "sh", self.script, self.lists, "w=1", *words],
+                           capture_output=True, text=True)
+        return r.returncode, r.stdout.strip()
+
+    def test_missing_or_changed_lists_fail_the_boot(self):
+        good = hashlib.sha256(b"5,79").hexdigest()[:16]
+        gen = "w.gen=cpu=0,proc=list,once=1,intervals_us=@s0"
+        self.assertEqual(self.check(f"w.lists={good}", gen), (0, "arguments ok"))
+        code, out = self.check(f"w.lists={good[:-1]}0" if good[-1] != "0" else
+                               f"w.lists={good[:-1]}1", gen)
+        self.assertEqual(code, 1)
+        self.assertRegex(out, r"^guest: FAIL w.lists: the lists in \S+ are not the host's")
+        self.assertEqual(self.check(f"w.lists={good}", "w.gen=cpu=0,proc=list,intervals_us=@s7"),
+                         (1, f"guest: FAIL w.gen: list s7 is not in {self.lists}/w "
+                             "(the host sends it with the initramfs)"))
+        shutil.rmtree(os.path.join(self.lists, "w"))
+        self.assertEqual(self.check(f"w.lists={good}", gen),
+                         (1, f"guest: FAIL w.lists: no {self.lists}/w: the host sent no lists"))
+
+
+if __name__ == "__main__":
+    unittest.main()
