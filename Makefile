@@ -28,6 +28,10 @@
 #   make tree     build/linux: pinned Debian tree + series/ (git am)
 #   make series   export build/linux's commits back to series/
 #   make kernels  build/kernels/{stock,patched}.bzImage
+#   make deb      build/deb/: Debian packages of both kernels (bindeb-pkg)
+#   make disk-boot  the patched package booted from a Debian disk via UEFI
+#   make arm64    the proposal built for arm64, its KUnit suites under AAVMF
+#   make replay-workload-check  a recording's interrupts replayed in a guest
 #   make image    build/initramfs.cpio
 #   make smoke    boot each kernel once and judge it
 #   make replay   idle-loop/: replay tool and its tests
@@ -90,6 +94,28 @@ bench: kernels bench-tools image
 bench-cost-load: kernels bench-tools image
 	@python3 perf-scripts/bench.py --cost-load $(BENCH_ARGS)
 	@python3 perf-scripts/report.py --run latest --out docs/cost-load.md
+
+# a guest's recorded interrupts replayed by the generator and compared
+# arrival by arrival (scripts/tests/replay-workload.sh: two -icount boots)
+.PHONY: replay-workload-check
+replay-workload-check: kernels image
+	@scripts/tests/replay-workload.sh
+
+# Debian packages of both kernels into build/deb/ (scripts/build-deb.sh),
+# and the patched one booted from a Debian disk: OVMF -> GRUB -> kernel
+.PHONY: deb disk-boot
+deb:
+	@scripts/build-deb.sh stock
+	@scripts/build-deb.sh patched
+
+disk-boot: deb
+	@scripts/disk-boot.sh
+
+# the proposal alone on arm64: W=1 cross build, its KUnit suites booted in
+# qemu-system-aarch64 -M virt under AAVMF (TCG), judged, with controls
+.PHONY: arm64
+arm64:
+	@scripts/arm64.sh
 
 report:
 	@python3 perf-scripts/report.py $(if $(RUN),--run $(RUN)) $(if $(WORKLOADS),--workload-file $(WORKLOADS))
