@@ -104,7 +104,7 @@ replay-workload-check: kernels image
 # Debian packages of both kernels into build/deb/ (scripts/build-deb.sh),
 # and the patched one booted from a Debian disk: OVMF -> GRUB -> kernel
 .PHONY: deb disk-boot
-deb:
+deb: tree
 	@scripts/build-deb.sh stock
 	@scripts/build-deb.sh patched
 
@@ -114,7 +114,7 @@ disk-boot: deb
 # the proposal alone on arm64: W=1 cross build, its KUnit suites booted in
 # qemu-system-aarch64 -M virt under AAVMF (TCG), judged, with controls
 .PHONY: arm64
-arm64:
+arm64: tree
 	@scripts/arm64.sh
 
 report:
