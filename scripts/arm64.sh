@@ -74,16 +74,13 @@ check_warnings() {
 # parsed by the tree's kunit.py into PARSED
 judge() {
 	[ -s "$1" ] || { echo "FAIL: no console log $1"; return 1; }
-	suites='' cases=0
+	files=
 	for p in $(proposal_patches); do
-		suites="$suites $(awk '/^\+static struct kunit_suite / { s = 1; next }
-			s && /^\+[[:space:]]*\.name = "/ { split($0, q, "\""); print q[2]; s = 0 }' "$P/$p")"
-		added=$(grep -c '^+[[:space:]]*KUNIT_CASE' "$P/$p" || true)
-		removed=$(grep -c '^-[[:space:]]*KUNIT_CASE' "$P/$p" || true)
-		cases=$((cases + added - removed))
+		files="$files $P/$p"
 	done
-	# shellcheck disable=SC2086,SC2116
-	suites=$(echo $suites)
+	# shellcheck disable=SC2086
+	series_kunit $files
+	suites=$kunit_suites cases=$kunit_cases
 	[ -n "$suites" ] || { echo "FAIL: the proposal adds no KUnit suite"; return 1; }
 	kunit=$WT/tools/testing/kunit/kunit.py
 	[ -f "$kunit" ] || kunit=$BUILD/linux/tools/testing/kunit/kunit.py

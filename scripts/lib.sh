@@ -67,3 +67,21 @@ series_patches() {
 		/^#/ || /^[[:space:]]*$/ { next }
 		kind == "patched" || g != "patched" { print }' "${2:-$TOP/series/series}"
 }
+
+# series_kunit PATCH...: what the patches add to KUnit.  Sets kunit_suites
+# (the suite names, space-separated; a suite's name is the first .name
+# after its declaration) and kunit_cases (the KUNIT_CASE lines added, net
+# of those removed).  A missing patch file is an error.
+series_kunit() {
+	kunit_suites='' kunit_cases=0
+	for f in "$@"; do
+		[ -f "$f" ] || die "no patch $f"
+		kunit_suites="$kunit_suites $(awk '/^\+static struct kunit_suite / { s = 1; next }
+			s && /^\+[[:space:]]*\.name = "/ { split($0, q, "\""); print q[2]; s = 0 }' "$f")"
+		added=$(grep -c '^+[[:space:]]*KUNIT_CASE' "$f" || true)
+		removed=$(grep -c '^-[[:space:]]*KUNIT_CASE' "$f" || true)
+		kunit_cases=$((kunit_cases + added - removed))
+	done
+	# shellcheck disable=SC2086,SC2116
+	kunit_suites=$(echo $kunit_suites)
+}

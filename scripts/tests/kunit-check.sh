@@ -16,18 +16,14 @@ log=${2:?usage: kunit-check.sh stock|patched CONSOLE}
 # from $0, one level too high for this script: set it again.
 . "$TOP/scripts/lib.sh"
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-suites='' cases=0
+files=
 for p in $(series_patches "$kernel" "$TOP/series/series"); do
-	f=$TOP/series/$p
-	[ -f "$f" ] || { echo "FAIL: series/series names $p, which is missing"; exit 1; }
-	# a kunit_suite's name is the first .name after its declaration
-	suites="$suites $(awk '/^\+static struct kunit_suite / { s = 1; next }
-		s && /^\+[[:space:]]*\.name = "/ { split($0, q, "\""); print q[2]; s = 0 }' "$f")"
-	added=$(grep -c '^+[[:space:]]*KUNIT_CASE' "$f" || true)
-	removed=$(grep -c '^-[[:space:]]*KUNIT_CASE' "$f" || true)
-	cases=$((cases + added - removed))
+	[ -f "$TOP/series/$p" ] || { echo "FAIL: series/series names $p, which is missing"; exit 1; }
+	files="$files $TOP/series/$p"
 done
-suites=$(echo $suites)
+# shellcheck disable=SC2086
+series_kunit $files
+suites=$kunit_suites cases=$kunit_cases
 [ -n "$suites" ] || { echo "FAIL: no KUnit suite found in the $kernel series"; exit 1; }
 echo "suites: $suites"
 
