@@ -22,7 +22,7 @@ I=$BUILD/initramfs.cpio
 for f in "$K/stock.bzImage" "$K/patched.bzImage" "$I"; do
 	[ -f "$f" ] || { echo "test-controls.sh: error: no $f (make kernels image)" >&2; exit 1; }
 done
-ft="ftrace=function ftrace_filter=menu_select,teo_select,sched_idle_select_state"
+ft="ftrace=function ftrace_filter=menu_select,teo_select,sched_idle_choose"
 
 # busted NAME PATTERN ARGS...: boot (run-qemu.sh ARGS); the control passes
 # when the boot's verdict is a failure of its guest script and the

@@ -75,7 +75,7 @@ check image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
 check harness-guest-faults sh "$TOP/scripts/tests/guest-faults.sh"
 
 K=$BUILD/kernels
-ft="ftrace=function ftrace_filter=menu_select,teo_select,sched_idle_select_state"
+ft="ftrace=function ftrace_filter=menu_select,teo_select,sched_idle_choose"
 I=$BUILD/initramfs.cpio
 # kunit NAME KERNEL: the series' suites in a boot's KTAP, parsed by the
 # tree's kunit.py; the control: the same log with one suite cut out

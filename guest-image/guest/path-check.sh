@@ -1,10 +1,10 @@
 #!/bin/sh
 # path-check.sh RESULTS MODE: which code picks idle states.  Counts the
-# calls of menu_select, teo_select and sched_idle_select_state in the
+# calls of menu_select, teo_select and sched_idle_choose in the
 # function tracer during a 2 s cyclictest run, then judges them.
-#   MODE=sched:    sched_idle_select_state ran, the sched_idle counters
+#   MODE=sched:    sched_idle_choose ran, the sched_idle counters
 #                  moved, and neither governor was called.
-#   MODE=governor: a governor ran, sched_idle_select_state did not, and
+#   MODE=governor: a governor ran, sched_idle_choose did not, and
 #                  the interrupt predictor stamps nothing.
 # path-check.sh --judge RESULTS MODE: the verdict alone, from the files a
 # run left in RESULTS (trace, sched-idle-before/after, irq-predict); the
@@ -26,14 +26,14 @@ entries() {
 judge() {
 	[ -f "$out/trace" ] || { echo "FAIL: no trace in $out"; return 1; }
 	menu=$(count menu_select) teo=$(count teo_select)
-	ours=$(count sched_idle_select_state)
-	echo "calls: menu_select=$menu teo_select=$teo sched_idle_select_state=$ours"
+	ours=$(count sched_idle_choose)
+	echo "calls: menu_select=$menu teo_select=$teo sched_idle_choose=$ours"
 	bad=
 	case "$mode" in
 	sched)
 		e0=$(entries "$out/sched-idle-before") e1=$(entries "$out/sched-idle-after")
 		echo "sched_idle entries: $e0 -> $e1"
-		[ "$ours" -gt 0 ] || bad="$bad; sched_idle_select_state never ran"
+		[ "$ours" -gt 0 ] || bad="$bad; sched_idle_choose never ran"
 		[ "$menu" -eq 0 ] || bad="$bad; menu_select ran $menu times"
 		[ "$teo" -eq 0 ] || bad="$bad; teo_select ran $teo times"
 		[ "$e0" -ge 0 ] && [ "$e1" -gt "$e0" ] ||
@@ -41,7 +41,7 @@ judge() {
 		;;
 	governor)
 		[ $((menu + teo)) -gt 0 ] || bad="$bad; neither menu_select nor teo_select ran"
-		[ "$ours" -eq 0 ] || bad="$bad; sched_idle_select_state ran $ours times"
+		[ "$ours" -eq 0 ] || bad="$bad; sched_idle_choose ran $ours times"
 		# a kernel without the predictor has no file; one with it must
 		# say that nothing stamps interrupts for a path that is off
 		if [ -f "$out/irq-predict" ]; then
@@ -77,7 +77,7 @@ src=/sys/kernel/debug/irq_predict/sources
 # (ftrace=function ftrace_filter=...): see guest-image/README.md on
 # patching kernel text at run time under multi-threaded TCG.
 [ "$(cat "$tr/current_tracer")" = function ] ||
-	{ echo "FAIL: boot with ftrace=function ftrace_filter=menu_select,teo_select,sched_idle_select_state"; exit 1; }
+	{ echo "FAIL: boot with ftrace=function ftrace_filter=menu_select,teo_select,sched_idle_choose"; exit 1; }
 echo "traced: $(tr '\n' ' ' <"$tr/set_ftrace_filter")"
 echo 0 >"$tr/tracing_on"
 echo >"$tr/trace"

@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 
-FUNCS = ("irq_predict_record", "irq_predict_next", "sched_idle_select_state",
+FUNCS = ("irq_predict_record", "irq_predict_next", "sched_idle_choose",
          "sched_idle_reflect", "sched_idle_intercepted")
 RULES = ("timer", "last", "rfc", "adaptive")
 SCENARIOS = ("network", "irregular")
@@ -53,7 +53,9 @@ def main():
              "# kernel/sched/idle_select.c; 4 ms tick, 2 s, 1 CPU, traces of gen.py:",
              "# network: irq 40 every 1000 us and irq 41 every 1500 us, +-5 % jitter;",
              "# irregular: the same with irq 40 +-90 % (irq_predict_upper() runs)",
-             "# (reflect and intercepted: the learning, after and before each choice)"]
+             "# (choose: the whole choice, state and tick; reflect and intercepted:",
+             "# the learning, after each period and inside a choice when early",
+             "# periods are the majority; irq_predict_upper() is inlined into next)"]
     for scen in SCENARIOS:
         trace = os.path.join(a.out, "cost-trace-%s.txt" % scen)
         with open(trace, "w") as f:
