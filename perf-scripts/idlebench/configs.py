@@ -2,7 +2,25 @@
 the guest must report to prove the configuration took effect, and where
 in the matrix it runs.  Every other module takes a configuration's facts
 from CONFIGS."""
+import os
+import re
 from dataclasses import dataclass
+
+RUN_QEMU = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "guest-image", "run-qemu.sh")
+
+
+def launcher_vcpus(path=RUN_QEMU):
+    """The vCPU counts a guest boots with: run-qemu.sh's VCPUS line, the
+    one place they are written (its -c takes only those)."""
+    with open(path) as f:
+        m = re.search(r'^VCPUS="([0-9 ]+)"$', f.read(), re.M)
+    if not m:
+        raise RuntimeError(f"{path} has no VCPUS=\"N ...\" line")
+    return tuple(int(n) for n in m.group(1).split())
+
+
+VCPUS = launcher_vcpus()
 
 
 @dataclass(frozen=True)
@@ -13,7 +31,7 @@ class Config:
     governor: str = None        # current_governor the guest must report
     expect: str = None          # a console line that proves the configuration
     guest_sets: tuple = ()      # bench.sh set.KEY=VALUE words
-    vcpus: tuple = (1, 2, 4)    # vCPU counts the full matrix runs it on
+    vcpus: tuple = VCPUS        # the vCPU counts it runs on, --vcpus picking among them
     default: bool = True        # in a run without --configs
     quick: bool = False         # in --quick
     quick_cost: bool = False    # in --quick's cost stage
@@ -29,7 +47,7 @@ CONFIGS = {c.name: c for c in (
            expect="interrupt rule adaptive, learning", quick=True, quick_cost=True),
     # the same without learning from past idle periods (sched_idle_learn=0,
     # a test-infrastructure knob of the series): run on request
-    # (--configs), 2 vCPUs
+    # (--configs), on 2 vCPUs only
     Config("sched-nolearn", "patched.bzImage", "sched_idle_learn=0", governor="sched_idle",
            expect="interrupt rule adaptive, not learning", vcpus=(2,),
            default=False),

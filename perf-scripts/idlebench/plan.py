@@ -1,9 +1,10 @@
-"""The cells of a run and their wall-time estimate.
+"""The cells of a run, their windows and their wall-time estimate.
 
-The full matrix (docs/method.md) is shortened in two
-places: configurations run only on their Config.vcpus, and real-time
-cells only on REAL_VCPUS for REAL_REPEATS repeats.  A matrix shaped by
-hand (--configs, --vcpus, --repeats or --seeds) is run as asked."""
+A configuration runs only on its own Config.vcpus, whether the run names
+it (--configs) or not: --vcpus picks among them.  The full matrix
+(docs/method.md) also runs real-time cells only on REAL_VCPUS for
+REAL_REPEATS repeats; a matrix shaped by hand (--vcpus, --repeats or
+--seeds) runs those as asked."""
 from dataclasses import dataclass
 
 from . import cost
@@ -12,9 +13,12 @@ from .configs import CONFIGS
 
 REAL_REPEATS, REAL_VCPUS = 2, (2,)
 # the cost stage: COST_REPEATS -icount boots per configuration (seeds 1..N,
-# one with --quick) on COST_VCPUS, the workloads cost.COST_WORKLOADS in each:
-# a selection's cost follows the workload's idle pattern, which the seed moves
-COST_VCPUS, COST_REPEATS = 2, 3
+# one with --quick) on COST_VCPUS, the workloads cost.COST_WORKLOADS in each
+# for COST_SECONDS (QUICK_SECONDS with --quick): a selection's cost follows
+# the workload's idle pattern, which the seed moves
+COST_VCPUS, COST_REPEATS, COST_SECONDS = 2, 3, 2
+# --quick: every window, the cost stage's too
+QUICK_SECONDS = 1
 # the cost-load stage (bench.py --cost-load), a run of its own: per
 # configuration of cost.LOAD_CONFIGS, LOAD_REPEATS -icount boots on COST_VCPUS
 # (seed 1 with one), each running the workloads cost.LOAD_WORKLOADS.  One
@@ -40,32 +44,45 @@ class Request:
     cost: str = "on"            # on, off, only, or load (the cost-load stage alone)
 
 
+def window(req, workload):
+    """The window of workload (a Workload) in a run of req, and the only
+    place --seconds and --quick are resolved: --seconds, else QUICK_SECONDS
+    with --quick, else the table's."""
+    return req.seconds or (QUICK_SECONDS if req.quick else workload.seconds)
+
+
+def cost_window(req):
+    """The cost stage's window (its workloads' table windows are the
+    measurement cells')."""
+    return req.seconds or (QUICK_SECONDS if req.quick else COST_SECONDS)
+
+
 def plan(req, workloads):
     """The cells of a run, in order: measurement cells per repeat, then the
     cost stage; or, with cost "load", the cost-load stage's cells alone."""
     if req.cost == "load":
         return [Cell(c, COST_VCPUS, rep, "costload",
-                     [(w, req.seconds or workloads[w].seconds) for w in req.works],
+                     [(w, window(req, workloads[w])) for w in req.works],
                      req.seeds[rep - 1] if req.seeds else None)
                 for c in req.configs for rep in range(1, req.repeats + 1)]
     full = not req.quick and not req.shaped
     cells = []
     for rep in range(1, 0 if req.cost == "only" else req.repeats + 1):
         for mode in ("icount", "real"):
-            ws = [(w, req.seconds or (1 if req.quick else workloads[w].seconds))
+            ws = [(w, window(req, workloads[w]))
                   for w in req.works if workloads[w].mode(req.timing) == mode]
             if not ws or (mode == "real" and full and rep > REAL_REPEATS):
                 continue
             for c in req.configs:
                 for v in req.vcpus:
-                    if v not in CONFIGS[c].vcpus and not req.configs_given:
+                    if v not in CONFIGS[c].vcpus:
                         continue
                     if mode == "real" and full and v not in REAL_VCPUS:
                         continue
                     cells.append(Cell(c, v, rep, mode, ws,
                                       req.seeds[rep - 1] if req.seeds else None))
     if req.cost != "off":
-        secs = req.seconds or (1 if req.quick else 2)
+        secs = cost_window(req)
         for c in req.configs:
             if req.quick and not req.configs_given and not CONFIGS[c].quick_cost:
                 continue

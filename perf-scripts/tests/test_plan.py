@@ -3,7 +3,7 @@ import unittest
 
 import common  # noqa: F401 (sets the path)
 from idlebench import plan, workloads
-from idlebench.configs import DEFAULT_CONFIGS
+from idlebench.configs import CONFIGS, DEFAULT_CONFIGS
 
 TABLE = workloads.table()
 DEFAULT_WORKLOADS = [w for w, x in TABLE.items() if x.default]
@@ -40,6 +40,16 @@ class PlanTest(unittest.TestCase):
         # explicitly asked for: taken as given
         cells = plan.plan(req(["sched-rfc"], [1], ["block"], 1, configs_given=True), TABLE)
         self.assertIn("sched-rfc-1cpu-icount-r1", {c.name for c in cells})
+
+    def test_a_configuration_runs_on_its_own_vcpus_only(self):
+        # named in --configs (as it must be: it is not in the default) or
+        # not, and whatever --vcpus asks, sched-nolearn runs on its 2 vCPUs
+        self.assertEqual(CONFIGS["sched-nolearn"].vcpus, (2,))
+        for kw in ({}, {"configs_given": True}, {"configs_given": True, "shaped": True},
+                   {"configs_given": True, "quick": True, "timing": "real"}):
+            cells = plan.plan(req(["menu", "sched-nolearn"], (1, 2, 4), **kw), TABLE)
+            self.assertEqual({c.vcpus for c in cells if c.config == "sched-nolearn"}, {2}, kw)
+            self.assertIn(1, {c.vcpus for c in cells if c.config == "menu"})
 
     def test_budgets(self):
         full = plan.plan(req(), TABLE)
