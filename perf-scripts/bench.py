@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from idlebench import cells, cost, launch, plan, report, workloads  # noqa: E402
 from idlebench.cells import atomic_write  # noqa: E402,F401 (scripts/tests/disk-full.sh)
-from idlebench.configs import CONFIGS, DEFAULT_CONFIGS  # noqa: E402
+from idlebench.configs import CONFIGS, DEFAULT_CONFIGS, VCPUS  # noqa: E402
 from idlebench.workloads import TOP  # noqa: E402
 
 BUILD = os.path.join(TOP, "build")
@@ -74,7 +74,8 @@ def arguments(argv):
                     help="2 repeats, 1 s windows, real time, menu teo sched (fits 15 minutes)")
     ap.add_argument("--configs", help=f"default {','.join(DEFAULT_CONFIGS)} "
                     "(--quick: the configurations marked quick)")
-    ap.add_argument("--vcpus", help="default 1,2 (each configuration on its own counts)")
+    ap.add_argument("--vcpus", help=f"default 1,2; any of {','.join(map(str, VCPUS))}, each "
+                    "configuration run on those of its own counts (idlebench/configs.py)")
     ap.add_argument("--repeats", type=int)
     ap.add_argument("--seeds", help="comma-separated seed of each repeat (default: the repeat "
                     "number); the same seed twice reruns a cell exactly under -icount")
@@ -103,8 +104,8 @@ def arguments(argv):
                     "--no-report and --report-only go with it")
     ap.add_argument("--no-cost", action="store_true",
                     help=f"skip the cost stage ({plan.COST_REPEATS} -icount boots per "
-                    f"configuration on {plan.COST_VCPUS} vCPUs, one with --quick: selection cost "
-                    "per idle entry, cost per IRQ)")
+                    f"configuration on {plan.COST_VCPUS} vCPUs, {plan.COST_SECONDS} s windows, "
+                    "one with --quick: selection cost per idle entry, cost per IRQ)")
     ap.add_argument("--cost-only", action="store_true", help="only the cost stage")
     ap.add_argument("--cost-load", action="store_true",
                     help="only the cost-load stage, a run of its own (-costload): "
@@ -166,7 +167,12 @@ def request(a, table):
         works = list(workloads.load(a.workload_file))
     else:
         works = [w for w, x in table.items() if x.default]
-    vcpus = split_list(a.vcpus or "1,2", (1, 2, 4), "vCPU count", int)
+    vcpus = split_list(a.vcpus or "1,2", VCPUS, "vCPU count", int)
+    if not a.cost_only:
+        for c in configs:
+            if not set(vcpus) & set(CONFIGS[c].vcpus):
+                die(f"{c} runs on {' or '.join(map(str, CONFIGS[c].vcpus))} vCPUs only "
+                    f"(idlebench/configs.py), not --vcpus {','.join(map(str, vcpus))}")
     seeds = split_list(a.seeds, None, "seed", int) if a.seeds else None
     repeats = a.repeats or (len(seeds) if seeds else 2 if a.quick else 5)
     if seeds and len(seeds) != repeats:
@@ -342,8 +348,9 @@ def main(argv=None):
         # a boot's words (launch.guest_words) without its set. options,
         # which a boot by hand gives its own
         names = split_list(a.guest_words, list(table), "workload")
+        one = plan.Request([], [], names, 1, seconds=a.seconds)
         cell = cells.Cell(DEFAULT_CONFIGS[0], 2, 1, "icount",
-                          [(n, a.seconds or table[n].seconds) for n in names])
+                          [(n, plan.window(one, table[n])) for n in names])
         print(":".join(w for w in launch.guest_words(cell, table) if not w.startswith("set.")))
         return
     req = request(a, table)

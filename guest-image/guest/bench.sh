@@ -42,7 +42,7 @@
 #                  CPU for the whole window (benchtool pipe)
 #   gen=SPEC       an HPET generator source (debugfs hpet_irqgen, series
 #                  hpet-irqgen; boot with hpet=disable), SPEC its line with ','
-#                  for ' ', cpu=last for the last CPU; seed= is added here;
+#                  for ' ', cpu=last for the last CPU, its seed= the host's;
 #                  intervals_us=@LIST is the list in /bench-lists/NAME/LIST
 #   lists=DIGEST   the lists of NAME's gen sources are in /bench-lists/NAME/
 #                  (an archive the host appends to the initramfs), their
@@ -52,10 +52,12 @@
 #   udp=PORT[,PORT]  receive host UDP traffic: the host starts udpgen when
 #                  this script prints "bench-sync: start NAME" (the host
 #                  holds NAME's window; it refuses a NAME it did not give)
+#   udpsecs=S      the receiver listens S seconds, as long as the host
+#                  sends (the window and a margin, the host's sum)
 # nic=MAC,ADDR (MAC with '-') gives the NIC with that MAC the address.
 # Options: set.perf=0|1 (perf sched record, default 1), set.seed=N
 # (default 1): the window opens (N * 7919) mod 10000 us after its
-# recorders record, and every generator source's seed derives from it.
+# recorders record.
 set -eu
 out=${1:?usage: bench.sh RESULTS [set.KEY=VALUE | nic=MAC,ADDR | NAME=SECONDS | NAME.CMD=VALUE ...]}
 shift
@@ -110,7 +112,7 @@ for a in "$@"; do
 		c=${kv%%=*} v=${kv#*=}
 		case " $works " in *" $n="*) ;; *) fail "'$a': workload $n is not given before it" ;; esac
 		case "$c" in
-		ct | rtc | blk | pipe | pipeper) num "$n.$c" "$v" ;;
+		ct | rtc | blk | pipe | pipeper | udpsecs) num "$n.$c" "$v" ;;
 		gen)
 			case "$v" in *[!a-z0-9_=,@]*) fail "$n.gen: bad source '$v'" ;; esac
 			case ",$v" in *,intervals_us=@*)
@@ -127,7 +129,7 @@ for a in "$@"; do
 			[ "$have" = "$v" ] || fail "$n.lists: the lists in $lists/$n are not the host's (sha256 $have, want $v)"
 			;;
 		udp) case "$v" in '' | *[!0-9,]*) fail "$n.udp: bad ports '$v'" ;; esac ;;
-		*) fail "$n: unknown command '$c' (valid: ct rtc blk pipe pipeper gen lists udp)" ;;
+		*) fail "$n: unknown command '$c' (valid: ct rtc blk pipe pipeper gen lists udp udpsecs)" ;;
 		esac
 		echo "$c $v" >>"$cmds/$n"
 		;;
@@ -304,23 +306,23 @@ cmd_gen() {
 		[ -w "$gen/sources" ] || fail "$name: no $gen (kernel without the generator, or booted without hpet=disable)"
 		[ -s /tmp/irqgen.want ] || echo clear >"$gen/control"
 		src=$(echo "$2" | tr , ' ' | sed "s/cpu=last/cpu=$((ncpu - 1))/")
-		echo "$src seed=$((seed * 64 + gen_n))" >>/tmp/irqgen.want
+		echo "$src" >>/tmp/irqgen.want
 		case " $src" in
 		*" intervals_us=@"*)
 			# a recording's list not loaded is no replay: the boot fails
 			l=${src#*intervals_us=@}
 			l=${l%% *}
-			err=$({ gen_list "$src seed=$((seed * 64 + gen_n))" >"$gen/sources"; } 2>&1) || {
+			err=$({ gen_list "$src" >"$gen/sources"; } 2>&1) || {
 				echo "$name: the generator refused list $l of '$src' ($(wc -c <"$lists/$name/$l") bytes): ${err##*: }" >/tmp/bench-fatal
 				fail "$(cat /tmp/bench-fatal)"
 			}
 			;;
-		*) echo "$src seed=$((seed * 64 + gen_n))" >"$gen/sources" || fail "$name: the generator refused '$src'" ;;
+		*) echo "$src" >"$gen/sources" || fail "$name: the generator refused '$src'" ;;
 		esac
-		gen_n=$((gen_n + 1))
+		gen_set=1
 		cat "$gen/sources" >"$d/irqgen.sources"
 		;;
-	start) [ "$gen_n" = 0 ] || { echo start >"$gen/control"; gen_n=0; } ;;
+	start) [ -z "$gen_set" ] || { echo start >"$gen/control"; gen_set=; } ;;
 	stop) [ ! -s /tmp/irqgen.want ] || { echo stop >"$gen/control"; cat "$gen/stats" >"$d/irqgen.stats"; rm /tmp/irqgen.want; } ;;
 	esac
 }
@@ -328,10 +330,12 @@ cmd_gen() {
 cmd_lists() { :; }
 # host-driven traffic: receiver first, then tell the host, let the
 # stream settle, then the window opens; only once the recorders record,
-# or a slow start-up of theirs would eat the traffic's SECONDS + 3
+# or a slow start-up of theirs would eat the traffic's udpsecs
+cmd_udpsecs() { [ "$1" != setup ] || udp_secs=$2; }
 cmd_udp() {
 	[ "$1" != ready ] && return 0
-	benchtool udprecv "$2" $((secs + 3)) </dev/null >"$d/udprecv.log" 2>&1 &
+	[ -n "$udp_secs" ] || fail "$name.udp: no $name.udpsecs (how long the host sends)"
+	benchtool udprecv "$2" "$udp_secs" </dev/null >"$d/udprecv.log" 2>&1 &
 	rpid=$!
 	sleep 0.3
 	echo "bench-sync: start $name" >/dev/kmsg
@@ -425,7 +429,7 @@ reap() {
 		kill -KILL "${p%%:*}" 2>/dev/null || true
 	done
 	# every child; the UDP receiver ends by itself with the host's
-	# traffic (SECONDS + 3), which then cannot spill into the next window
+	# traffic (udpsecs), which then cannot spill into the next window
 	wait || true
 	exec 3>&- 4<&-
 	if [ -d "$tr/events/power/cpu_idle" ]; then
@@ -444,7 +448,7 @@ reap() {
 # subshell, its EXIT trap ends what it started
 run_one() {
 	name=$1 secs=$2 d=$3
-	ct_period=10000 pids='' rpid='' gen_n=0 ppid='' ctpid=''
+	ct_period=10000 pids='' rpid='' gen_set='' udp_secs='' ppid='' ctpid=''
 	trap reap EXIT
 	: >"$d/recorders"
 	each setup

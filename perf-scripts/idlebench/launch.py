@@ -27,6 +27,15 @@ PORTS = [n[2] for n in NICS]
 # every boot: 8 HPET comparators for the generator (QEMU's default is 3;
 # the guest reads the count from the HPET itself, not from ACPI)
 HPET_COMPARATORS = 8
+# Host traffic runs TRAFFIC_MARGIN seconds past its window: udpgen sends
+# and the guest's receiver listens for traffic_seconds() (guest word
+# NAME.udpsecs), the one place that sum is made.
+TRAFFIC_MARGIN = 3
+# The generator's sources of one boot are seeded from the cell's seed:
+# source i (0-based, in its workload's order) gets gen_seed(seed, i)
+# (guest word NAME.gen=...,seed=N), so that every source of a cell has a
+# seed of its own and another seed moves them all.
+GEN_SEEDS_PER_CELL = 64
 # Boot words of every measurement boot.  hpet=disable: the HPET is left to
 # the generator (and the RTC gets IRQ 8).  trace_event=: the events are
 # enabled at boot, before the other CPUs come up, and only tracing_on is
@@ -59,6 +68,16 @@ CMDLINE_MAX = 2048  # x86 COMMAND_LINE_SIZE
 LISTS_DIR = "bench-lists"
 
 
+def traffic_seconds(window):
+    """How long udpgen sends and the guest receives for a window."""
+    return window + TRAFFIC_MARGIN
+
+
+def gen_seed(seed, i):
+    """The seed of a boot's generator source i of a workload."""
+    return seed * GEN_SEEDS_PER_CELL + i
+
+
 class LaunchError(Exception):
     """A cell that cannot be started as asked (one line for the user)."""
 
@@ -85,7 +104,10 @@ def guest_words(cell, table):
     what each means), and the only place they are made: the configuration's
     set. words and the seed, the NICs when a workload takes host traffic,
     then for each workload of the boot NAME=SECONDS, the window the cell
-    holds for it, and NAME.CMD=VALUE for each command of its table entry."""
+    holds for it, and NAME.CMD=VALUE for each command of its table entry,
+    with what derives from the cell (each generator source's seed, the
+    traffic's duration) computed here: the guest does no arithmetic on
+    them."""
     ws = [(n, secs, table[n]) for n, secs in cell.boot_works]
     if cell.mode in cells.COST_MODES:
         words = ["set.perf=0", f"set.seed={cell.seed}"]
@@ -105,9 +127,11 @@ def guest_words(cell, table):
             words.append(f"{n}.pipe={w.pipe_loops}")
         if w.pipe_period_us:
             words.append(f"{n}.pipeper={w.pipe_period_us}")
-        words += [f"{n}.gen={src.replace(' ', ',')}" for src in w.gen]
+        words += [f"{n}.gen={src.replace(' ', ',')},seed={gen_seed(cell.seed, i)}"
+                  for i, src in enumerate(w.gen)]
         if w.traffic:
-            words.append(f"{n}.udp={','.join(map(str, PORTS[:w.traffic.streams]))}")
+            words += [f"{n}.udp={','.join(map(str, PORTS[:w.traffic.streams]))}",
+                      f"{n}.udpsecs={traffic_seconds(secs)}"]
     return words
 
 
@@ -221,7 +245,7 @@ SYNC = re.compile(r"bench-sync: start (\S+)")
 class TrafficThread(threading.Thread):
     """Follows the console of a boot of cell; on the guest's 'bench-sync:
     start NAME' starts udpgen with workload NAME's traffic for the window
-    the cell holds for it (and 3 s of margin), its output in
+    the cell holds for it and its margin (traffic_seconds), its output in
     log_fmt.format(NAME).  A NAME that is not a workload of this boot with
     host traffic starts nothing: error says so in one line, and the cell
     fails with it."""
@@ -247,7 +271,7 @@ class TrafficThread(threading.Thread):
             with open(self.log_fmt.format(name), "w") as lf:
                 procs.append(subprocess.Popen(
                     [self.s.udpgen] + self.s.workloads[name].traffic.udpgen_args(PORTS)
-                    + ["-d", str(self.windows[name] + 3)],
+                    + ["-d", str(traffic_seconds(self.windows[name]))],
                     stdout=lf, stderr=subprocess.STDOUT))
 
     def run(self):

@@ -189,7 +189,7 @@ class ListsFileTest(unittest.TestCase):
         words = launch.guest_words(cell, table)
         digest = hashlib.sha256(b"5,79").hexdigest()[:16]   # s0 then s1, as cat w/* reads
         self.assertIn(f"w.lists={digest}", words)
-        self.assertIn("w.gen=cpu=0,proc=list,intervals_us=@s1", words)
+        self.assertIn("w.gen=cpu=0,proc=list,intervals_us=@s1,seed=64", words)
         base = os.path.join(self.tmp, "base.cpio")
         with open(base, "wb") as f:
             f.write(b"070701" + b"0" * 101)   # not 4-byte aligned: the archive must pad

@@ -8,7 +8,7 @@ import time
 import unittest
 
 import common  # noqa: F401 (sets the path)
-from idlebench import launch, workloads
+from idlebench import configs, launch, workloads
 from idlebench.cells import Cell
 from idlebench.configs import CONFIGS
 
@@ -43,20 +43,35 @@ class TableTest(unittest.TestCase):
         self.assertEqual(TABLE["ipi"].mode("mixed"), "icount")
         self.assertEqual(TABLE["ipi"].mode("real"), "real")
         self.assertEqual(CONFIGS["sched-rfc"].vcpus, (1, 2, 4))
+        # the counts are run-qemu.sh's, read from its one line
+        self.assertEqual(configs.VCPUS, (1, 2, 4))
+        self.assertEqual(CONFIGS["sched-rfc"].vcpus, configs.VCPUS)
+        with tempfile.NamedTemporaryFile("w", suffix=".sh") as f:
+            f.write('#!/bin/sh\nVCPUS="1 3"\n')
+            f.flush()
+            self.assertEqual(configs.launcher_vcpus(f.name), (1, 3))
 
     def test_guest_words(self):
         # one function makes them all, from the cell: its windows, not the table's
         def words(works, mode="icount"):
             return launch.guest_words(Cell("menu", 2, 1, mode, works), TABLE)
+        # each generator source's seed, from the cell's: the host's
         self.assertEqual(words([("dev2", 1)]), [
             "set.seed=1", "dev2=1", "dev2.ct=10100",
-            "dev2.gen=cpu=0,proc=periodic,period_us=1000,jitter_us=50",
-            "dev2.gen=cpu=0,proc=periodic,period_us=1500,jitter_us=75"])
-        self.assertEqual(words([("net2", 2)], "real")[-1], "net2.udp=5001,5002")
+            "dev2.gen=cpu=0,proc=periodic,period_us=1000,jitter_us=50,seed=64",
+            "dev2.gen=cpu=0,proc=periodic,period_us=1500,jitter_us=75,seed=65"])
+        seeded = launch.guest_words(Cell("menu", 2, 3, "icount", [("dev", 1), ("dev2", 1)]),
+                                    TABLE)
+        self.assertEqual([w.rsplit(",", 1)[1] for w in seeded if ".gen=" in w],
+                         ["seed=192", "seed=192", "seed=193"])
+        # the traffic's duration: the window and its margin, the host's
+        self.assertEqual(words([("net2", 2)], "real")[-2:],
+                         ["net2.udp=5001,5002", "net2.udpsecs=5"])
         self.assertEqual(words([("mixed", 1)], "real"),
                          ["set.seed=1", "nic=52-54-00-00-be-01,10.0.2.15/24",
                           "nic=52-54-00-00-be-02,10.0.3.15/24",
-                          "mixed=1", "mixed.ct=1000", "mixed.pipeper=1000", "mixed.udp=5001"])
+                          "mixed=1", "mixed.ct=1000", "mixed.pipeper=1000", "mixed.udp=5001",
+                          "mixed.udpsecs=4"])
         self.assertIn("devmix.pipeper=1300", words([("devmix", 2)]))
         self.assertEqual(words([("timer", 7)])[1], "timer=7")
         self.assertNotIn("devmixpipe", TABLE)
@@ -178,11 +193,16 @@ class TrafficSyncTest(unittest.TestCase):
                           "[   14.1] bench-sync: start net\n")
         self.assertIsNone(th.error)
         self.assertEqual(n, 2)
+        # udpgen sends as long as the guest's receiver listens: the
+        # udpsecs word the boot carries
+        words = launch.guest_words(self.cell, TABLE)
         got = self.sent("net")
-        self.assertEqual(got[got.index("-d") + 1], "8")   # the cell's 5 s, and 3
+        self.assertEqual(got[got.index("-d") + 1], "8")   # the cell's 5 s, and the margin
+        self.assertIn("net.udpsecs=8", words)
         self.assertEqual(got[:6], ["-m", "periodic", "-p", "5001", "-P", "1000"])
         got = self.sent("net2")
         self.assertEqual(got[got.index("-d") + 1], "5")
+        self.assertIn("net2.udpsecs=5", words)
 
     def test_control_a_name_the_host_did_not_give(self):
         # mixed: a workload with traffic, but not of this boot; timer: of

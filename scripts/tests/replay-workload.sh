@@ -39,9 +39,10 @@ start=$(date +%s)
 
 trace=${TRACE:-}
 if [ -z "$trace" ]; then
-	words="rec=3:rec.ct=10100:rec.gen=cpu=0,proc=poisson,mean_us=1000"
-	words="$words:rec.gen=cpu=1,proc=poisson,mean_us=700"
-	words="$words:rec.gen=cpu=0,proc=periodic,period_us=1900,jitter_us=300"
+	# each source with a seed of its own, as the bench gives them
+	words="rec=3:rec.ct=10100:rec.gen=cpu=0,proc=poisson,mean_us=1000,seed=64"
+	words="$words:rec.gen=cpu=1,proc=poisson,mean_us=700,seed=65"
+	words="$words:rec.gen=cpu=0,proc=periodic,period_us=1900,jitter_us=300,seed=66"
 	"$top/guest-image/run-qemu.sh" -k "$kernel" -i "$img" -o "$o/record" -c 2 -d cpuidle_emu \
 		-I 0 -t 900 -q 300 -r record-check -x "-global hpet.timers=8" \
 		-a "hpet=disable guest.args=$REC_S:$words" >"$o/record.log" 2>&1 ||
