@@ -49,7 +49,7 @@ KERNEL ?= patched
 VCPUS ?= 2
 ARGS ?=
 GUEST_SRCS := guest-image/mkinitramfs.sh guest-image/init guest-image/passwd \
-	perf-scripts/record.sh $(wildcard guest-image/guest/*.sh guest-image/tools/*.[ch])
+	perf-scripts/record.sh $(wildcard guest-image/guest/*.sh guest-image/tools/*.[ch] shared/*.h)
 
 .PHONY: all deps tree series kernels image smoke test test-controls test-robust bench bench-cost-load report replay shell clean
 

@@ -4,8 +4,9 @@
 # with the libraries it links, guest-image/init, the scripts of
 # guest-image/guest/ and perf-scripts/record.sh (as /scripts), and the
 # guest tools of guest-image/tools/ (as /bin; each TOOL.c is built here,
-# static, into build/guest-tools/TOOL when missing or older than its
-# source: the one rule that builds them).  The archive is described as a
+# static, with the headers of shared/ that the host's tools include too,
+# into build/guest-tools/TOOL when missing or older than its source or a
+# header: the one rule that builds them).  The archive is described as a
 # gen_init_cpio list, so /dev/console and file owners need no privileges.
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -20,9 +21,11 @@ list=$out.list
 mkdir -p "$BUILD/guest-tools"
 for src in "$TOP"/guest-image/tools/*.c; do
 	t=$BUILD/guest-tools/$(basename "$src" .c)
-	[ -x "$t" ] && [ "$t" -nt "$src" ] && [ -z "$(find "$TOP"/guest-image/tools -name '*.h' -newer "$t")" ] &&
+	[ -x "$t" ] && [ "$t" -nt "$src" ] &&
+		[ -z "$(find "$TOP"/guest-image/tools "$TOP"/shared -name '*.h' -newer "$t")" ] &&
 		continue
-	gcc -O2 -Wall -Wextra -Werror -static -o "$t" "$src" || die "building $t from $src failed"
+	gcc -O2 -Wall -Wextra -Werror -static -I "$TOP/shared" -o "$t" "$src" ||
+		die "building $t from $src failed"
 done
 
 start=$(date +%s)

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #define TOOL "udpgen"
-#include "../guest-image/tools/tool.h"
+#include "tool.h"
 
 static void sleep_until(int64_t t)
 {

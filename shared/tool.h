@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tool.h: what the bench's tools share, benchtool (in the guest) and
- * perf-scripts/udpgen.c (on the host).  num() parses a numeric argument:
+ * tool.h: what the bench's tools share, guest-image/tools/benchtool.c (in
+ * the guest) and perf-scripts/udpgen.c (on the host); both builds take it
+ * with -I shared.  num() parses a numeric argument:
  * a positive decimal integer, or one line naming the tool (TOOL, defined
  * before the include) and the argument on stderr and exit status 2.
  */
