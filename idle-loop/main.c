@@ -37,14 +37,27 @@ static struct trace tr;
 static struct replay rp = { .gov_warmup = 100, .learn = true };
 static struct exact xs = { .learn = true };
 
+/* Whether row @r can be asked for: a rule, a registered governor, kernel. */
+static int row_known(int r)
+{
+	return r < ROW_GOV || r == ROW_KERNEL || r - ROW_GOV < shim_nr_governors;
+}
+
 static void usage(int status)
 {
-	fprintf(status ? stderr : stdout,
+	FILE *out = status ? stderr : stdout;
+	int r;
+
+	fprintf(out,
 		"usage: replay [--csv] [--table TABLE | --states FILE] [--rules r1,r2,...]\n"
 		"              [--tick-ns N] [--dump FILE] [--ignore-unknown] [--keep-timer-irqs]\n"
 		"              [--from-boot] [--check-exact] [--tick-period-ns N]\n"
 		"              [--gov-warmup N] [--no-learn] [TRACE|-]\n"
-		"rows: timer, last, rfc, adaptive, menu, teo, kernel (default: all)\n"
+		"rows (--rules; default: all):");
+	for (r = 0; r < NR_ROWS; r++)
+		if (row_known(r))
+			fprintf(out, " %s", row_name(r));
+	fprintf(out, "\n"
 		"--table TABLE: the emulated idle driver's table, as cpuidle_emu.table=:\n"
 		"  skx (default), arm, or active=MW,NAME:EXIT_US:RES_US:MW:ENTRY_UJ,...\n"
 		"--states FILE: the recorded machine's idle states (perf-scripts/record.sh)\n"
@@ -82,9 +95,7 @@ int main(int argc, char **argv)
 			for (tok = strtok_r(list, ",", &save); tok;
 			     tok = strtok_r(NULL, ",", &save)) {
 				for (r = 0; r < NR_ROWS; r++)
-					if ((r < ROW_GOV || r == ROW_KERNEL ||
-					     r - ROW_GOV < shim_nr_governors) &&
-					    !strcmp(tok, row_name(r)))
+					if (row_known(r) && !strcmp(tok, row_name(r)))
 						break;
 				if (r == NR_ROWS) {
 					fprintf(stderr, "replay: unknown rule %s\n", tok);
