@@ -192,8 +192,8 @@ RESUME_TAKES = ("jobs", "dry_run", "no_report", "report_only")
 
 def resumed(a):
     """The arguments of the run that a (with --resume) continues: those it
-    recorded in its run.json (or, for a directory of an older bench.py,
-    last-run.json), with a's RESUME_TAKES; out is the run's directory."""
+    recorded in its run.json, with a's RESUME_TAKES; out is the run's
+    directory."""
     try:
         d = cells.find_run(a.resume)
     except cells.RunError as e:
@@ -204,11 +204,10 @@ def resumed(a):
     if given:
         die(f"--resume runs what {os.path.relpath(d, TOP)} was started with; "
             f"--{given[0].replace('_', '-')} does not go with it (start a new run instead)")
-    rec = cells.read_json(os.path.join(d, "run.json")) or \
-        cells.read_json(os.path.join(d, "last-run.json")) or {}
+    rec = cells.read_json(os.path.join(d, "run.json")) or {}
     if not isinstance(rec.get("argv"), list):
-        die(f"{os.path.relpath(d, TOP)} has no run.json (nor last-run.json) with the "
-            "arguments it was run with: not a bench run")
+        die(f"{os.path.relpath(d, TOP)} has no run.json with the arguments it was run "
+            "with: not a bench run")
     old = arguments(rec["argv"])
     for k in RESUME_TAKES:
         setattr(old, k, getattr(a, k))

@@ -42,12 +42,9 @@ def load(bench, workloads, costs=None, loads=None):
         if meta["mode"] == "cost":
             if costs is not None:
                 # the probe's files are the source of truth: summarize them
-                # again, so a newer cost.py applies to old cells too; cells
-                # of the function_graph era have none and are left out
-                try:
-                    k = cost.load_cell(os.path.join(d, "results"))
-                except cost.CostError:
-                    continue
+                # again, so a newer cost.py applies to old cells too (a
+                # cost cell passed only with them read)
+                k = cost.load_cell(os.path.join(d, "results"))
                 for w, x in k.items():
                     costs.setdefault(meta["config"], {}).setdefault(w, []).append(x)
             continue
