@@ -12,8 +12,8 @@
 #   make bench-cost-load  the selection cost per idle entry and per
 #                 interrupt of menu, teo and sched as the interrupts on one
 #                 CPU grow (1 to 5 sources, 1,000 to 50,000 interrupts/s):
-#                 3 -icount boots, about 5 min (bench.py --cost-load
-#                 --dry-run), into a run of its own,
+#                 3 -icount boots (measured run times: docs/method.md;
+#                 estimate: bench.py --cost-load --dry-run), into a run of its own,
 #                 build/bench/YYYY.MM.DD-HH.MM.SS-costload, reported into its
 #                 report/results.md and docs/cost-load.md (docs/results.md
 #                 is left as it is; BENCH_ARGS="--seeds 1,2,3" for more
@@ -34,7 +34,8 @@
 #   make replay-workload-check  a recording's interrupts replayed in a guest
 #   make image    build/initramfs.cpio
 #   make smoke    boot each kernel once and judge it
-#   make replay   idle-loop/: replay tool and its tests
+#   make replay   idle-loop/: build the replay tool (its tests:
+#                 make -C idle-loop test, part of make test)
 #   make shell    KERNEL=stock|patched VCPUS=N ARGS="kernel args": an
 #                 interactive busybox console in the guest (leave: exit)
 #   make clean    remove build/ outputs (keeps the extracted tree)

@@ -4,7 +4,7 @@
 # "N passed, N failed"; exits non-zero on any failure.
 #   host:   harness fault tests, replay tests, parser and report tests,
 #           every quoted figure has a generated source
-#   series: checkpatch --strict on each patch, each patch builds alone
+#   series: checkpatch --strict on each patch, every prefix of the series builds
 #   guests: both kernels boot on 1 and 2 vCPUs (4 for the patched one),
 #           the series' KUnit suites pass (KTAP parsed), each emulated
 #           state is entered, the patched path runs and no governor

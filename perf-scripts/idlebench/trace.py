@@ -1,5 +1,6 @@
-"""The one reader of tracefs text: the nop tracer's event lines (parse,
-lateness).
+"""The bench's reader of tracefs text: the nop tracer's event lines (parse,
+energy, lateness; arrivals.py reads interrupt arrivals from the same
+text, idle-loop/parse.c reads it for the replay).
 
     <idle>-0  [001] d....  12.345678: cpu_idle: state=3 cpu_id=1
 

@@ -6,7 +6,8 @@ docs/ has a generated source.
 A figure is a measured-looking number: a decimal (1.06, 0.24x), a
 percentage (17.7%), or a count of milliwatts or instructions (478 mW,
 1461 instructions).  Each must appear, as written (a trailing x dropped),
-in a generated file: docs/results.md, which make bench writes.  Whole
+in a generated file (GENERATED): docs/results.md, which make bench
+writes, or docs/cost-load.md, which make bench-cost-load writes.  Whole
 numbers with other units (a 133 us exit latency, a 2 ms period) are
 parameters, not measurements, and are not figures, unless they span a
 range or a change ("170-270 us", "100 -> 14 us"): then each end is.  Prints each figure
