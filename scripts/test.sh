@@ -66,6 +66,14 @@ check proposal-alone sh "$TOP/scripts/tests/proposal-alone.sh"
 control control-proposal-alone-probes 'names test infrastructure' \
 	sh "$TOP/scripts/tests/proposal-alone.sh" --judge "$(grep -l 'IRQ_PREDICT_RFC' "$TOP"/series/0*.patch | tail -1)"
 
+# every fragment of guest-image/configs resolves for every kernel it is
+# used with (a Kconfig pass, no build); the control: a fragment asking for
+# an option no tree defines and one that x86 cannot set
+check config-fragments sh "$TOP/scripts/tests/config-check.sh"
+printf 'CONFIG_NO_SUCH_IDLE_OPTION=y\nCONFIG_KASAN_SW_TAGS=y\n' >"$T/config-bad.config"
+control control-config-fragments 'dropped or changed: CONFIG_NO_SUCH_IDLE_OPTION=y .*CONFIG_KASAN_SW_TAGS=y' \
+	sh "$TOP/scripts/tests/config-check.sh" -x "$T/config-bad.config"
+
 check build-stock "$TOP/scripts/build-kernel.sh" stock
 check build-patched "$TOP/scripts/build-kernel.sh" patched
 check touched-w1-sparse "$TOP/scripts/check-touched.sh"

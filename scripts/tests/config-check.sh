@@ -1,0 +1,127 @@
+#!/bin/sh
+# config-check.sh: every fragment of guest-image/configs resolves for every
+# kernel it is used with, by a Kconfig pass alone (no build): the base
+# config, the fragments merged with merge_config.sh -m, olddefconfig, then
+# every line asked must be in the .config as asked (CONFIG_X=n: CONFIG_X
+# not set).  The uses, from the scripts that configure each kernel:
+#   stock          build-kernel.sh stock: tinyconfig + base stock, build/linux-stock
+#   patched        build-kernel.sh patched: tinyconfig + base stock patched, build/linux
+#   patched-debug  test-robust.sh (build-kernel.sh patched debug.config)
+#   deb-stock      build-deb.sh stock: defconfig + deb, only the options the
+#                  tree defines, the stock tree
+#   deb-patched    build-deb.sh patched: defconfig + deb, build/linux
+#   arm64          arm64.sh: ARCH=arm64 tinyconfig + arm64, on build/linux
+#                  (arm64.sh builds the proposal alone; the fragment asks
+#                  only for the proposal's options and Kconfig's own)
+# A fragment that no use names fails too.  The uses run side by side, each
+# in its scratch object directory build/config-check/NAME; the base configs
+# are kept while the trees' Kconfig files and the compiler are the same.
+#   config-check.sh              every use
+#   config-check.sh -x FRAG      only "patched", with FRAG merged last (the
+#                                control: an option that does not exist or
+#                                cannot be set must fail it)
+set -eu
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+die() { echo "FAIL: $*"; exit 1; }
+C=$TOP/guest-image/configs
+O=$BUILD/config-check
+# NAME TREE ARCH BASE FRAGMENT...
+uses="stock linux-stock x86 tinyconfig base stock
+patched linux x86 tinyconfig base stock patched
+patched-debug linux x86 tinyconfig base stock patched debug
+deb-stock linux-stock x86 defconfig deb
+deb-patched linux x86 defconfig deb
+arm64 linux arm64 tinyconfig arm64"
+extra=
+if [ "${1:-}" = -x ]; then
+	extra=${2:?usage: config-check.sh [-x FRAGMENT]}
+	[ -f "$extra" ] || die "no fragment $extra"
+	uses=$(echo "$uses" | grep '^patched ')
+fi
+mkdir -p "$O"
+for t in linux linux-stock; do
+	[ -d "$BUILD/$t" ] || die "$BUILD/$t is missing: run 'make tree' first"
+done
+
+# base TREE ARCH TARGET: the tree's TARGET config (tinyconfig, defconfig)
+# in $O/base-TREE-ARCH-TARGET.config, made again only when the key changed
+base() {
+	kept=$O/base-$1-$2-$3
+	key=$({ find "$BUILD/$1" \( -name 'Kconfig*' -o -path '*/configs/*' \) -type f | LC_ALL=C sort | xargs cat
+		gcc --version; } | sha256sum | cut -c1-16)
+	[ ! -f "$kept.config" ] || [ "$(cat "$kept.key" 2>/dev/null)" != "$key" ] || return 0
+	mkdir -p "$O/base-$1-$2"
+	make -s -C "$BUILD/$1" O="$O/base-$1-$2" ARCH="$2" "$3" >"$kept.log" 2>&1 ||
+		die "$1 $2 $3 failed (log: $kept.log)"
+	cp "$O/base-$1-$2/.config" "$kept.config"
+	echo "$key" >"$kept.key"
+}
+
+# resolve NAME TREE ARCH TARGET FRAGMENT...: one use, judged
+resolve() {
+	name=$1 src=$BUILD/$2 arch=$3 base=$O/base-$2-$3-$4.config
+	shift 4
+	out=$O/$name
+	mkdir -p "$out"
+	if [ "$name" = deb-stock ]; then
+		# as build-deb.sh: the stock tree leaves out what it does not define
+		find "$src" -name 'Kconfig*' -exec sed -n 's/^[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Za-z0-9_]*\).*/CONFIG_\2/p' {} + |
+			sort -u >"$out/symbols"
+		grep '^CONFIG_' "$1" | while IFS= read -r line; do
+			if grep -qx "${line%%=*}" "$out/symbols"; then echo "$line"; fi
+		done >"$out/deb-stock.fragment"
+		set -- "$out/deb-stock.fragment"
+	fi
+	{
+		cp "$base" "$out/.config" &&
+		(cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@") &&
+		make -s -C "$src" O="$out" ARCH="$arch" olddefconfig
+	} >"$out/kconfig.log" 2>&1 || { echo "FAIL $name: Kconfig pass failed (log: $out/kconfig.log)"; return 0; }
+	wrong=
+	for f in "$@"; do
+		while IFS= read -r line; do
+			case "$line" in
+			CONFIG_*=n) ! grep -q "^${line%=n}=" "$out/.config" ;;
+			CONFIG_*) grep -qxF "$line" "$out/.config" ;;
+			*) true ;;
+			esac || wrong="$wrong $line ($(basename "$f"): $(grep -m1 "^${line%%=*}=\|^# ${line%%=*} is not set" \
+				"$out/.config" || echo absent))"
+		done <"$f"
+	done
+	if [ -n "$wrong" ]; then
+		echo "FAIL $name: dropped or changed:$wrong (see $out/.config)"
+	else
+		echo "ok $name: $(cat "$@" | grep -c '^CONFIG_') options as asked"
+	fi
+}
+
+bad=0
+[ -n "$extra" ] || for f in "$C"/*.config; do
+	n=$(basename "$f" .config)
+	echo "$uses" | grep -q " $n\( \|$\)" || { echo "FAIL $n.config: no kernel uses it in config-check.sh"; bad=1; }
+done
+# the base configs first (side by side), then the uses
+echo "$uses" | cut -d' ' -f2-4 | sort -u | {
+	while read -r tree arch target; do
+		base "$tree" "$arch" "$target" >"$O/base-$tree-$arch-$target.result" &
+	done
+	wait
+}
+cat "$O"/base-*.result
+! grep -q FAIL "$O"/base-*.result || exit 1
+echo "$uses" | {
+	while read -r name tree arch target frags; do
+		set --
+		for f in $frags; do set -- "$@" "$C/$f.config"; done
+		[ -z "$extra" ] || set -- "$@" "$extra"
+		resolve "$name" "$tree" "$arch" "$target" "$@" >"$O/$name.result" &
+	done
+	wait
+}
+for name in $(echo "$uses" | cut -d' ' -f1); do
+	cat "$O/$name.result" 2>/dev/null || echo "FAIL $name: no result"
+	grep -q '^ok ' "$O/$name.result" || bad=1
+done
+[ "$bad" = 0 ] || exit 1
+echo "config-check: every fragment resolves for every kernel it is used with"
