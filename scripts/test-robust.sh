@@ -9,6 +9,7 @@
 # test.sh.  Not part of `make test`: the debug kernel alone takes longer
 # to build than CI's budget allows next to the rest.
 # Usage: [STAGES="bench torture busted"] scripts/test-robust.sh [SECONDS]
+#        scripts/test-robust.sh --judge RUNDIR   (a kept torture run, judged again)
 set -eu
 . "$(dirname "$0")/lib.sh"
 secs=${1:-30}
@@ -28,6 +29,44 @@ run() {
 		failed=$((failed + 1)); echo "FAIL $name: $(tail -1 "$T/$name.log")"
 	fi
 }
+# judge DIR: what the console of a passed run in DIR must hold besides no
+# splat (test-robust.sh --judge DIR: only this, on a kept run)
+judge() {
+	name=$(basename "$1") log=$1/console.log
+	[ -f "$log" ] || return 0
+	v=$(grep -a -o 'End of test: [A-Z_]*' "$log" | tail -1)
+	if [ "$v" = "End of test: SUCCESS" ]; then
+		passed=$((passed + 1)); echo "PASS $name-rcutorture ($v)"
+	else
+		failed=$((failed + 1)); echo "FAIL $name-rcutorture: ${v:-no End of test line} ($log)"
+	fi
+	# The series' KUnit suites (patched.config) ran in this boot, under the
+	# debug checks, and passed (scripts/tests/kunit-check.sh); the control:
+	# the same log with its last suite cut out must fail it.
+	k=$T/$name-kunit.log
+	if sh "$TOP/scripts/tests/kunit-check.sh" patched "$log" >"$k" 2>&1; then
+		passed=$((passed + 1)); echo "PASS $name-kunit ($(tail -1 "$k"))"
+	else
+		failed=$((failed + 1)); echo "FAIL $name-kunit: $(tail -1 "$k") (log: $k)"
+	fi
+	last=$(sed -n 's/^suites: \(.* \)\{0,1\}\([a-z_0-9]*\)$/\2/p' "$k")
+	awk -v s="${last:-none}" '$0 ~ "# Subtest: " s "\r?$" { skip = 1 }
+		!skip { print } skip && $0 ~ "ok [0-9]+ " s "\r?$" { skip = 0 }' "$log" >"$T/$name-kunit-cut.console"
+	if sh "$TOP/scripts/tests/kunit-check.sh" patched "$T/$name-kunit-cut.console" >"$k.cut" 2>&1; then
+		failed=$((failed + 1)); echo "FAIL control-$name-kunit-cut: the control passed: the check cannot fail ($k.cut)"
+	elif grep -q "suite ${last:-none} did not pass" "$k.cut"; then
+		passed=$((passed + 1)); echo "PASS control-$name-kunit-cut (fails as it must: suite $last did not pass)"
+	else
+		failed=$((failed + 1)); echo "FAIL control-$name-kunit-cut: failed without 'suite ${last:-none} did not pass' ($k.cut)"
+	fi
+}
+if [ "${1:-}" = --judge ]; then
+	[ -f "${2:?usage: test-robust.sh --judge RUNDIR}/console.log" ] || die "no console log in $2"
+	judge "$2"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+fi
 run tree "$TOP/scripts/tree.sh"
 run build-debug "$TOP/scripts/build-kernel.sh" patched debug.config
 run image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
@@ -73,27 +112,6 @@ blk="-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0"
 # path too; upstream false positive, "kasan: Fix false-positive
 # wild-memory-access on x86 under 5-level paging", 2026).
 torture="no5lvl rcutorture.shutdown_secs=200 rcutorture.stat_interval=15 rcutorture.stutter=15 rcutorture.fwd_progress=0 rcutorture.onoff_interval=500 rcutorture.onoff_holdoff=30 rcutorture.fqs_duration=0 rcutorture.test_boost=0"
-# judge NAME: what the console of a passed run must hold besides no splat.
-judge() {
-	log=$T/$1/console.log
-	[ -f "$log" ] || return 0
-	v=$(grep -a -o 'End of test: [A-Z_]*' "$log" | tail -1)
-	if [ "$v" = "End of test: SUCCESS" ]; then
-		passed=$((passed + 1)); echo "PASS $1-rcutorture ($v)"
-	else
-		failed=$((failed + 1)); echo "FAIL $1-rcutorture: ${v:-no End of test line} ($log)"
-	fi
-	# The IRQ timings self-test (early_initcall) needs the timings off;
-	# the series turns them on at core_initcall: success, then the switch.
-	ok=$(grep -a -n 'irq_timings: -* selftest end with success' "$log" | head -1 | cut -d: -f1)
-	on=$(grep -a -n 'idle states picked by the scheduler' "$log" | head -1 | cut -d: -f1)
-	if [ -n "$ok" ] && [ -n "$on" ] && [ "$ok" -lt "$on" ] && ! grep -a -q 'irq timings already initialized' "$log"; then
-		passed=$((passed + 1)); echo "PASS $1-irq-timings-selftest (line $ok, predictor on at line $on)"
-	else
-		failed=$((failed + 1))
-		echo "FAIL $1-irq-timings-selftest: $(grep -a 'irq_timings: .*selftest end\|irq timings already' "$log" | head -1 | cut -c1-100) success line ${ok:-missing}, predictor line ${on:-missing}"
-	fi
-}
 # Every bench workload once on the debug kernel (1 s each, 2 vCPUs; the
 # -icount and the real-time boot of the matrix): any splat fails its cell.
 bench_debug() {
@@ -120,7 +138,7 @@ want torture && for c in 2 4; do
 		-o "$T/debug-torture-${c}cpu" -c "$c" -m 2048 -t 900 -q 300 -d cpuidle_emu \
 		-r torture -x "$blk" -a "$torture guest.args=$secs"
 	echo "  $(cat "$T/debug-torture-${c}cpu/wall-seconds" 2>/dev/null || echo ?)s wall; $(grep -a -h '^torture: kmemleak' "$T/debug-torture-${c}cpu/results/run.log" 2>/dev/null)"
-	judge "debug-torture-${c}cpu"
+	judge "$T/debug-torture-${c}cpu"
 done
 # Control: rcutorture's verdict can fail.  torture_type=busted is its
 # deliberately broken RCU (no grace period at all); the same run must

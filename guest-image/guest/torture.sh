@@ -33,12 +33,25 @@ trap 'kill "$mon" 2>/dev/null || true' EXIT
 p=/sys/module/rcutorture/parameters
 shutdown=$(cat "$p/shutdown_secs" 2>/dev/null || echo 0)
 [ "$shutdown" -gt 0 ] || { log "FAIL rcutorture.shutdown_secs is not set"; exit 1; }
+# rcutorture's lines start with its torture_type: "rcu-torture:", and
+# "busted-torture:" in test-robust.sh's control.
+tt=$(cat "$p/torture_type" 2>/dev/null || echo rcu)
 # rcutorture counts shutdown_secs from its start (a boot timestamp; read
 # before the churn fills the ring buffer).
-t0=$(dmesg | sed -n 's/^\[ *\([0-9]*\)\..*rcu-torture:--- Start of test.*/\1/p' | head -1)
-[ -n "$t0" ] || { log "FAIL no rcutorture start line in dmesg"; exit 1; }
+t0=$(dmesg | sed -n "s/^\[ *\([0-9]*\)\..*$tt-torture:--- Start of test.*/\1/p" | head -1)
+[ -n "$t0" ] || { log "FAIL no $tt-torture start line in dmesg"; exit 1; }
 off=$((t0 + shutdown))
-log "rcutorture started at ${t0}s, powers off at ${off}s, now $(up)s"
+log "rcutorture ($tt) started at ${t0}s, powers off at ${off}s, now $(up)s"
+# From here on, whichever way this script ends, /init waits for
+# rcutorture's power-off, whose cleanup prints the verdict.
+# shellcheck disable=SC2317 # run by the EXIT trap
+await_poweroff() {
+	kill "$mon" 2>/dev/null || true
+	w=$((off - $(up) + 60))
+	[ "$w" -gt 0 ] || w=1
+	echo "$w" >/tmp/await-poweroff
+}
+trap await_poweroff EXIT
 # CPU hotplug is rcutorture's (onoff_interval, see test-robust.sh): the
 # churn's own offline/online loop, next to rcutorture's readers, stalled
 # for minutes in __flush_work on every run (runnable tasks not getting a
@@ -89,7 +102,7 @@ gap=$(sed -n 's/^\[ *\([0-9]*\)\..*torture-mon:.*/\1/p' "$out/dmesg" |
 	awk 'NR > 1 && $1 - p > g { g = $1 - p } { p = $1 } END { print g + 0 }')
 log "longest gap between monitor lines: ${gap}s"
 [ "$gap" -le 60 ] || { log "FAIL user space stalled: no monitor line for ${gap}s"; fail=1; }
-n=$(grep -c 'rcu-torture:.*ver:' "$out/dmesg" || true)
+n=$(grep -c "$tt-torture:.*ver:" "$out/dmesg" || true)
 log "$n rcutorture statistics lines so far"
 [ "$n" -gt 0 ] || { log "FAIL no rcutorture statistics"; fail=1; }
 # rcutorture's hotplug: "onoff: offOK/offTries:onOK/onTries" in its stats
@@ -100,12 +113,12 @@ if [ "$(grep -c "^processor" /proc/cpuinfo)" -gt 1 ]; then
 	"onoff: 0/"* | *":0/"* | "") log "FAIL rcutorture made no successful CPU offline and online"; fail=1 ;;
 	esac
 fi
-if grep -q 'rcu-torture.*!!!' "$out/dmesg"; then
-	log "FAIL rcutorture reported errors"; grep 'rcu-torture.*!!!' "$out/dmesg" | head -3
+if grep -q "$tt-torture.*!!!" "$out/dmesg"; then
+	log "FAIL rcutorture reported errors"; grep "$tt-torture.*!!!" "$out/dmesg" | head -3
 	fail=1
 fi
 [ "$(up)" -lt "$off" ] || { log "FAIL past rcutorture's power-off time already"; fail=1; }
-# /init sends the results, then waits this long for rcutorture's power-off.
-echo $((off - $(up) + 60)) >/tmp/await-poweroff
+# /init sends the results, then waits for rcutorture's power-off (the
+# EXIT trap above).
 [ "$fail" = 0 ] && log "ok (rcutorture's verdict follows at its shutdown)"
 exit "$fail"
