@@ -80,12 +80,13 @@ resolve() {
 	} >"$out/kconfig.log" 2>&1 || { echo "FAIL $name: Kconfig pass failed (log: $out/kconfig.log)"; return 0; }
 	wrong=
 	for f in "$@"; do
+		fn=$(basename "$f")
 		while IFS= read -r line; do
 			case "$line" in
 			CONFIG_*=n) ! grep -q "^${line%=n}=" "$out/.config" ;;
 			CONFIG_*) grep -qxF "$line" "$out/.config" ;;
 			*) true ;;
-			esac || wrong="$wrong $line ($(basename "$f"): $(grep -m1 "^${line%%=*}=\|^# ${line%%=*} is not set" \
+			esac || wrong="$wrong $line ($fn: $(grep -m1 "^${line%%=*}=\|^# ${line%%=*} is not set" \
 				"$out/.config" || echo absent))"
 		done <"$f"
 	done
