@@ -21,7 +21,10 @@ restarts the counters before each window and copies
 
 Under -icount shift=0 guest time advances one nanosecond per
 instruction, so each figure is an instruction count; the empty bracket
-is subtracted from every span.
+is subtracted from every span.  The cost per idle entry counted whole
+(all_in()) adds to select + reflect what the patched kernel's stamp costs
+per interrupt above the stock kernel's empty span, times interrupts per
+idle entry.
 
   PYTHONPATH=perf-scripts python3 -m idlebench.cost CELL/results/WORKLOAD/after.cost
 
@@ -109,15 +112,44 @@ POOLED = ("per_entry_ns", "select_ns", "reflect_ns", "irq_ns", "entries",
           "irqs", "empty_ns")
 
 
-def pool(summaries):
+def all_in(k, floor_ns):
+    """One boot's cost per idle entry counted whole: its per_entry_ns (select
+    + reflect) plus what its interrupts' stamps add, spread over its idle
+    entries: (irq_ns - floor_ns) * irqs / entries.  floor_ns: the stock
+    kernel's span around its empty record_irq_time() on the same workload
+    (what the stamp adds is the span above it).  None when k has no idle
+    entry."""
+    x = k["per_entry_ns"]
+    if x is None or not k["irqs"] or k["irq_ns"] is None:
+        return x
+    return x + (k["irq_ns"] - floor_ns) * k["irqs"] / k["entries"]
+
+
+# pool()'s floor_ns for the stock kernel's boots: no stamp, nothing added
+NO_STAMP = "no stamp"
+
+
+def pool(summaries, floor_ns=None):
     """One summary of a configuration's cost boots (one per seed): the mean
-    of each figure, with n and the per-entry range (lo, hi)."""
+    of each figure, with n and the per-entry range (lo, hi); all_in_ns,
+    the mean of each boot's all_in() against floor_ns, and its range
+    all_in_range.  floor_ns NO_STAMP: the stock kernel's boots, whose
+    all-in figure is their per-entry one; None: not known (all_in_ns
+    None)."""
     out = {"n": len(summaries), "empty_min_ns": min(k["empty_min_ns"] for k in summaries)}
     for f in POOLED:
         xs = [k[f] for k in summaries if k[f] is not None]
         out[f] = sum(xs) / len(xs) if xs else None
     pe = [k["per_entry_ns"] for k in summaries if k["per_entry_ns"] is not None]
     out["per_entry_range"] = (min(pe), max(pe)) if pe else None
+    if floor_ns is None:
+        ai = []
+    elif floor_ns == NO_STAMP:
+        ai = pe
+    else:
+        ai = [x for x in (all_in(k, floor_ns) for k in summaries) if x is not None]
+    out["all_in_ns"] = sum(ai) / len(ai) if ai else None
+    out["all_in_range"] = (min(ai), max(ai)) if ai else None
     return out
 
 

@@ -27,6 +27,34 @@ class ProbeTest(unittest.TestCase):
         self.assertAlmostEqual(s["per_entry_ns"], 1446.5 - 199)
         self.assertEqual(s["entries"], 1000)
 
+    def test_all_in(self):
+        s = cost.summarize(self.p)
+        # 400 stamps of 50 over a floor of 20: 30 each, over 1000 entries
+        self.assertAlmostEqual(cost.all_in(s, 20), s["per_entry_ns"] + 30 * 400 / 1000)
+        # a stamp no dearer than the stock kernel's empty span adds nothing
+        self.assertAlmostEqual(cost.all_in(s, 50), s["per_entry_ns"])
+        # no interrupt, nothing to add; no idle entry, no figure
+        self.assertEqual(cost.all_in(dict(s, irqs=0, irq_ns=None), 20), s["per_entry_ns"])
+        self.assertIsNone(cost.all_in(dict(s, per_entry_ns=None, entries=0), 20))
+
+    def test_pool_all_in(self):
+        s = cost.summarize(self.p)
+        x = s["per_entry_ns"]
+        boots = [s, dict(s, per_entry_ns=x + 10, irqs=800)]
+        # the stock kernel's boots: all-in is per idle entry, its range too
+        k = cost.pool(boots, cost.NO_STAMP)
+        self.assertAlmostEqual(k["all_in_ns"], x + 5)
+        self.assertEqual(k["all_in_range"], k["per_entry_range"])
+        # the patched kernel's: each boot its own interrupts per entry
+        k = cost.pool(boots, 20)
+        self.assertAlmostEqual(k["all_in_ns"], ((x + 12) + (x + 10 + 24)) / 2)
+        self.assertEqual(k["all_in_range"], (x + 12, x + 34))
+        # no floor known: no all-in figure, never the per-entry one instead
+        k = cost.pool(boots)
+        self.assertIsNone(k["all_in_ns"])
+        self.assertIsNone(k["all_in_range"])
+        self.assertAlmostEqual(k["per_entry_ns"], x + 5)
+
     def test_bad_input(self):
         text = fx("cpuidle_cost.txt")
         for bad in (text.replace("reflect", "reflekt"),

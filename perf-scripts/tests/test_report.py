@@ -18,6 +18,7 @@ class ReportCostTest(unittest.TestCase):
         L, verdict = tables.cost_section({"menu": menu, "teo": menu, "sched": half})
         self.assertIn("met", verdict)
         self.assertIn("ranges apart", verdict)
+        self.assertIn("on the all-in figure, met", verdict)
         self.assertTrue(any("block +30, dev2 +30" in x for x in L))
         one_worse = dict(half, dev2=[dict(k, per_entry_ns=1e9)])
         L, verdict = tables.cost_section({"teo": menu, "sched": one_worse})
@@ -26,6 +27,63 @@ class ReportCostTest(unittest.TestCase):
         L, verdict = tables.cost_section({"menu": menu, "sched": half})
         self.assertIsNone(verdict)
         L, verdict = tables.cost_section({})
+        self.assertIsNone(verdict)
+
+    def test_all_in_can_fail(self):
+        # select + reflect below teo's, but the stamps of five interrupts
+        # per two idle entries, 60 instructions each above the stock
+        # kernel's empty span, take it above: the per-entry verdict would
+        # be met, the all-in one is missed
+        k = cost.summarize(cost.parse(fx("cpuidle_cost.txt")))
+        x = k["per_entry_ns"]
+        teo = {w: [k] for w in cost.COST_WORKLOADS}
+        ours = {w: [dict(k, per_entry_ns=0.98 * x, irq_ns=110, irqs=2500)]
+                for w in cost.COST_WORKLOADS}
+        self.assertLess(ours["block"][0]["per_entry_ns"], x)
+        L, verdict = tables.cost_section({"menu": teo, "teo": teo, "sched": ours})
+        allin = 0.98 * x + 60 * 2500 / 1000
+        self.assertIn(f"block {allin:.0f} vs {x:.0f} ns ({allin / x:.2f}x", verdict)
+        self.assertIn(f"select + reflect alone {0.98 * x:.0f} vs {x:.0f}, 0.98x", verdict)
+        self.assertIn("on the all-in figure, MISSED", verdict)
+        self.assertTrue(any("block +60, dev2 +60" in ln for ln in L))
+        row = [ln for ln in L if ln.startswith("| block | sched |")][0]
+        cols = [c.strip() for c in row.split("|")[1:-1]]
+        # per idle entry and its vs teo, then the all-in and its vs teo
+        self.assertEqual(cols[6], f"{0.98 * x:.0f}")
+        self.assertEqual(cols[8], "0.98")
+        self.assertEqual(cols[11], f"{allin:.0f}")
+        self.assertEqual(cols[12], f"{allin / x:.2f}")
+        # the stock kernel has no stamp: its all-in is its per idle entry
+        row = [ln for ln in L if ln.startswith("| block | teo |")][0]
+        cols = [c.strip() for c in row.split("|")[1:-1]]
+        self.assertEqual(cols[11], cols[6])
+        self.assertEqual(cols[12], "1.00")
+        # control: the same stamps at the stock kernel's span add nothing
+        # and the verdict is met again
+        ours = {w: [dict(k, per_entry_ns=0.98 * x, irq_ns=50, irqs=2500)]
+                for w in cost.COST_WORKLOADS}
+        L, verdict = tables.cost_section({"menu": teo, "teo": teo, "sched": ours})
+        self.assertIn("on the all-in figure, met", verdict)
+        # without menu, teo's span alone is the floor
+        ours = {w: [dict(k, per_entry_ns=0.98 * x, irq_ns=110, irqs=2500)]
+                for w in cost.COST_WORKLOADS}
+        L, verdict = tables.cost_section({"teo": teo, "sched": ours})
+        self.assertIn(f"block {allin:.0f} vs", verdict)
+
+    def test_all_in_of_every_patched_configuration(self):
+        # sched-rfc has the stamp too: its all-in figure carries it
+        k = cost.summarize(cost.parse(fx("cpuidle_cost.txt")))
+        x = k["per_entry_ns"]
+        stock = {w: [k] for w in cost.COST_WORKLOADS}
+        rfc = {w: [dict(k, irq_ns=70)] for w in cost.COST_WORKLOADS}
+        L, _ = tables.cost_section({"menu": stock, "teo": stock, "sched-rfc": rfc})
+        row = [ln for ln in L if ln.startswith("| dev2 | sched-rfc |")][0]
+        cols = [c.strip() for c in row.split("|")[1:-1]]
+        self.assertEqual(cols[11], f"{x + 20 * 400 / 1000:.0f}")
+        # no stock boots: nothing to subtract the stamp from, no figure
+        L, verdict = tables.cost_section({"sched": rfc})
+        row = [ln for ln in L if ln.startswith("| dev2 | sched |")][0]
+        self.assertEqual([c.strip() for c in row.split("|")[1:-1]][11], "n/a")
         self.assertIsNone(verdict)
 
     def test_boots_pooled(self):
@@ -99,7 +157,7 @@ class ReportMatrixTest(unittest.TestCase):
         self.assertIn("## rtc, 4 vCPU", text)
         self.assertIn("| metric | menu | teo | sched | sched-nolearn | sched-rfc |", text)
         self.assertIn("sched/sched-rfc", text)
-        self.assertIn("selection cost per idle entry: no verdict", text)
+        self.assertIn("selection cost per idle entry, all-in: no verdict", text)
         self.assertIn("- teo-4cpu-icount-r2: FAIL: console lacks 'x' (log: `x`)", text)
         # no run has a trace: the section says nothing was checked
         self.assertIn("## Oracle violations", text)

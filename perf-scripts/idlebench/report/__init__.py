@@ -120,7 +120,7 @@ def build(bench, out, noise_dir, workloads):
     L.append(prose.METHOD)
     L.extend(tables.headline(runs, works,
                              lambda w: w in workloads and workloads[w].device))
-    L.append(f"- {cost_verdict or 'selection cost per idle entry: no verdict (needs the cost boots of sched and teo)'}"
+    L.append(f"- {cost_verdict or 'selection cost per idle entry, all-in: no verdict (needs the cost boots of sched and teo)'}"
              " (details in \"Selection cost per idle entry\").\n")
     L.extend(oracle.section(runs))
     L.extend(failure_lines(bench, failed))

@@ -44,7 +44,14 @@ COST_NOTE = (
     "handler is counted, and around the interrupt path's timings stamp "
     "(record_irq_time(), empty in the stock kernel). The probe's own cost, an empty "
     "bracket timed at boot, is subtracted from every span; per idle entry = (select + "
-    "reflect time) / selections. The counters restart at the window's start "
+    "reflect time) / selections. Per idle entry leaves out what only the patched kernel "
+    "pays in the interrupt path; all-in per idle entry counts it: per idle entry + "
+    "(stamp per interrupt - the stock kernel's span around its empty record_irq_time(), "
+    "the mean of menu's and teo's on the workload, i.e. the added per interrupt below) "
+    "× interrupts / idle entries, each boot with its own counts over the window and "
+    "both CPUs; for menu and teo the added part is 0 (their kernel has no stamp), so "
+    "their all-in figure is their per idle entry one. The target, at or below teo's, "
+    "is held on the all-in figure. The counters restart at the window's start "
     "(guest-image/guest/bench.sh) and are read at its end." % (PROBE_US / 1000))
 COST_CAVEAT = (
     "Instructions are not cycles: TCG models no cache misses or branch costs, so "
