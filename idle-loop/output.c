@@ -19,6 +19,15 @@ static double pct(u64 a, u64 b)
 	return b ? 100.0 * a / b : 0;
 }
 
+/* hrtimers whose expiry or cancel the trace lost (timers.c) */
+static void warn_hrt_lost(const struct replay *rp, const struct trace *tr)
+{
+	if (rp->hrt_lost)
+		fprintf(stderr, "replay: warning: %" PRIu64 " hrtimers of %s with no expiry or "
+			"cancel after their start, taken as expired at their due time\n",
+			rp->hrt_lost, tr->name);
+}
+
 void print_exact(FILE *f, const struct exact *xs, const struct trace *tr)
 {
 	fprintf(f, "exact replay%s: records %" PRIu64 ", warm %" PRIu64
@@ -144,6 +153,10 @@ void print_text(struct replay *rp, const struct trace *tr)
 	if (rp->unmatched_enter || rp->unmatched_exit)
 		printf("unmatched idle entries %" PRIu64 ", exits %" PRIu64 " (skipped)\n",
 		       rp->unmatched_enter, rp->unmatched_exit);
+	if (rp->hrt_lost)
+		printf("hrtimers with no expiry or cancel after their start: %" PRIu64
+		       ", each taken as expired at its due time\n", rp->hrt_lost);
+	warn_hrt_lost(rp, tr);
 	print_govmatch(rp, tr);
 	printf("\n%-9s %8s %7s %10s %10s %8s %8s %11s %11s %7s%s\n", "rule", "periods",
 	       "nopred", "err_med_us", "err_p90_us", "deep_%", "shallow_%",
@@ -194,6 +207,7 @@ void print_csv(struct replay *rp, const struct trace *tr)
 	struct summary m;
 	int r, a, b;
 
+	warn_hrt_lost(rp, tr);
 	printf("trace,table,rule,periods,nopred,err_med_us,err_abs_p90_us,too_deep_pct,"
 	       "too_shallow_pct,energy_mj,oracle_energy_mj,energy_ratio,kernel_match_pct");
 	for (a = 0; a < drv.state_count; a++)

@@ -726,6 +726,7 @@ void replay_open_loop(struct replay *rp, const struct trace *tr)
 {
 	size_t i;
 
+	timers_setup(tr);
 	for (i = 0; i < tr->nev; i++) {
 		const struct event *e = &tr->evs[i];
 		struct cpu_state *c;
@@ -768,4 +769,5 @@ void replay_open_loop(struct replay *rp, const struct trace *tr)
 			break;
 		}
 	}
+	rp->hrt_lost = timers_lost();
 }

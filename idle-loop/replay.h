@@ -86,6 +86,7 @@ struct replay {
 	struct rule_stats stats[NR_ROWS];
 	struct cpu_state *cpus[MAX_CPUS];
 	u64 unmatched_enter, unmatched_exit;
+	u64 hrt_lost;		/* hrtimers whose end was lost: expired when due */
 };
 
 const char *row_name(int r);

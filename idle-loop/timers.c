@@ -23,11 +23,69 @@ struct pending_hrt {
 	u64 id, expires;
 	u32 cpu;
 	int tick;		/* the CPU's tick (sched_timer) */
+	int lost_end;		/* no expiry or cancel of it follows in the trace */
 };
 
 static struct pending_hrt *hrt;
 static size_t nhrt;
 static s64 hrt_offset;		/* hrtimer clock minus trace clock */
+
+/*
+ * An hrtimer start that no expiry or cancel of the same timer follows
+ * before its next start or the end of the trace (an event lost: seen in
+ * recordings of real machines) would leave the timer due, its CPU's next
+ * timer "now", until then.  timers_setup() marks those starts; such a
+ * timer expires at its due time, counted in hrt_lost.  Started again
+ * before its due time, it is replaced as any re-armed timer (a re-arm is
+ * traced as a start alone by kernels whose hrtimer_start has was_armed=).
+ */
+static const struct event *evs0;
+static bool *lost_end;
+static u64 hrt_lost;
+
+struct hrt_ref {
+	u64 id;
+	size_t i;
+};
+
+static int hrt_ref_cmp(const void *a, const void *b)
+{
+	const struct hrt_ref *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void timers_setup(const struct trace *tr)
+{
+	struct hrt_ref *r;
+	size_t i, n = 0;
+
+	evs0 = tr->evs;
+	lost_end = xcalloc(tr->nev + 1, sizeof(*lost_end));
+	r = xcalloc(tr->nev + 1, sizeof(*r));
+	for (i = 0; i < tr->nev; i++) {
+		enum ev_type t = tr->evs[i].type;
+
+		if (t == EV_HRT_START || t == EV_HRT_EXPIRE || t == EV_HRT_CANCEL) {
+			r[n].id = tr->evs[i].hrt.id;
+			r[n++].i = i;
+		}
+	}
+	qsort(r, n, sizeof(*r), hrt_ref_cmp);
+	for (i = 0; i < n; i++)
+		if (tr->evs[r[i].i].type == EV_HRT_START &&
+		    (i + 1 == n || r[i + 1].id != r[i].id ||
+		     tr->evs[r[i + 1].i].type == EV_HRT_START))
+			lost_end[r[i].i] = true;
+	free(r);
+}
+
+u64 timers_lost(void)
+{
+	return hrt_lost;
+}
 
 static void hrt_remove(u64 id)
 {
@@ -52,6 +110,7 @@ static void hrt_start(const struct event *e)
 	hrt[nhrt].expires = e->hrt.expires;
 	hrt[nhrt].cpu = e->cpu;
 	hrt[nhrt].tick = e->hrt.tick;
+	hrt[nhrt].lost_end = lost_end && lost_end[e - evs0];
 	nhrt++;
 }
 
@@ -254,6 +313,21 @@ bool tick_expired_after(const struct trace *tr, size_t i)
 	return false;
 }
 
+/* The timers whose end was lost and whose due time is past: expired. */
+static void hrt_expire_lost(u64 now)
+{
+	size_t i = 0;
+
+	while (i < nhrt) {
+		if (hrt[i].lost_end && (s64)hrt[i].expires - hrt_offset <= (s64)now) {
+			hrt[i] = hrt[--nhrt];
+			hrt_lost++;
+		} else {
+			i++;
+		}
+	}
+}
+
 /*
  * Time from @now (trace clock) to the earliest hrtimer pending on @cpu,
  * the tick's left out with @no_tick.
@@ -263,6 +337,7 @@ u64 hrt_next_ex(u32 cpu, u64 now, int no_tick)
 	u64 best = NO_TIME;
 	size_t i;
 
+	hrt_expire_lost(now);
 	for (i = 0; i < nhrt; i++) {
 		s64 exp;
 

@@ -12,6 +12,8 @@
 #include <linux/types.h>
 #include "trace.h"
 
+void timers_setup(const struct trace *tr);
+u64 timers_lost(void);
 void timers_event(const struct event *e);
 u64 hrt_next(u32 cpu, u64 now);
 u64 hrt_next_ex(u32 cpu, u64 now, int no_tick);
