@@ -225,6 +225,25 @@ def parse_irqgen(text, src="irqgen.stats"):
             "dev_lat_max_us": lmax / 1000.0}
 
 
+# the patched kernel's sched_idle/stats counters of the tick, summed over
+# CPUs in "sched_idle", and their rates over the measured window: entries
+# that stopped a running tick, entries that started a stopped tick again
+# from the idle loop.  Older kernels lack both keys (no rate then); the
+# stock kernel has no such file.
+TICK_RATES = (("tick_stops", "tick_stops_per_s"), ("tick_restarts", "tick_restarts_per_s"))
+
+
+def tick_rates(m):
+    """{tick_stops_per_s, tick_restarts_per_s} of one run's metrics m: its
+    sched_idle deltas over its measured window (window_s); a key its
+    kernel's stats lack is left out, and all of them without sched_idle or
+    a window."""
+    si, win = m.get("sched_idle"), m.get("window_s")
+    if not si or not win:
+        return {}
+    return {rate: si[k] / win for k, rate in TICK_RATES if k in si}
+
+
 def parse_run(d, model=None, ncpu=None):
     """All metrics of one workload directory d."""
     m = {}
@@ -287,6 +306,7 @@ def parse_run(d, model=None, ncpu=None):
         m["window_s"] = float(w[3]) - float(w[1])
     except (IndexError, ValueError):
         raise ParseError(f"{d}/window: want 'start T' and 'end T' lines") from None
+    m.update(tick_rates(m))
     for f in ("workload.log", "udprecv.log", "udpgen.log"):
         p = os.path.join(d, f)
         if os.path.exists(p):

@@ -174,6 +174,48 @@ class RunTest(unittest.TestCase):
         self.assertEqual(m["oracle_above_periods"], 0)
         self.assertEqual(energy.check(m), [])
 
+    # sched_idle/stats of the patched kernel, one line per CPU, with the
+    # tick's counters and without them (an older kernel)
+    SI = ("cpu={c} entries={e} timer_won=1 irq_won=2 no_state=0 err_early=3 err_good=4 "
+          "err_late=5 checked=0 shortcut=0 mismatched=0 tick_stops={s} tick_restarts={r}\n")
+
+    def write_si(self, before, after, old=False):
+        for name, rows in (("before.sched_idle", before), ("after.sched_idle", after)):
+            with open(os.path.join(self.d, name), "w") as f:
+                for c, (e, st, r) in enumerate(rows):
+                    line = self.SI.format(c=c, e=e, s=st, r=r)
+                    f.write(line.split(" tick_stops=")[0] + "\n" if old else line)
+
+    def test_sched_idle_tick(self):
+        self.write_si([(10, 1, 0), (20, 2, 1)], [(110, 51, 10), (220, 102, 16)])
+        m = parse.parse_run(self.d)
+        self.assertEqual(m["sched_idle"]["entries"], 300)
+        self.assertEqual(m["sched_idle"]["tick_stops"], 150)
+        self.assertEqual(m["sched_idle"]["tick_restarts"], 25)
+        # over the 2.5 s window
+        self.assertAlmostEqual(m["tick_stops_per_s"], 60)
+        self.assertAlmostEqual(m["tick_restarts_per_s"], 10)
+
+    def test_sched_idle_without_tick_counters(self):
+        # an older kernel: the other counters as before, no rate
+        self.write_si([(10, 0, 0), (20, 0, 0)], [(110, 0, 0), (220, 0, 0)], old=True)
+        m = parse.parse_run(self.d)
+        self.assertEqual(m["sched_idle"]["entries"], 300)
+        self.assertNotIn("tick_stops", m["sched_idle"])
+        self.assertNotIn("tick_stops_per_s", m)
+        self.assertNotIn("tick_restarts_per_s", m)
+        # the stock kernel: no file, no counters at all
+        for f in ("before.sched_idle", "after.sched_idle"):
+            os.unlink(os.path.join(self.d, f))
+        m = parse.parse_run(self.d)
+        self.assertNotIn("sched_idle", m)
+        self.assertNotIn("tick_stops_per_s", m)
+        # a run parsed before the rates existed gets them from its deltas
+        self.assertEqual(parse.tick_rates({"sched_idle": {"tick_stops": 5, "tick_restarts": 1},
+                                           "window_s": 0.5}),
+                         {"tick_stops_per_s": 10, "tick_restarts_per_s": 2})
+        self.assertEqual(parse.tick_rates({"sched_idle": {"tick_stops": 5}}), {})
+
     def test_missing_file(self):
         os.unlink(os.path.join(self.d, "after.states"))
         with self.assertRaisesRegex(parse.ParseError, "after.states: cannot read"):

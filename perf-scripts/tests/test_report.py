@@ -186,6 +186,71 @@ class HeadlineTest(unittest.TestCase):
         self.assertIn("| 0.90* ok |", row)
 
 
+class TickTest(unittest.TestCase):
+    """Tick stops and restarts per second: the patched configurations from
+    their sched_idle counters, n/a for menu and teo."""
+
+    @staticmethod
+    def run_(stops=None, restarts=None, win=2.0):
+        si = {"entries": 100, "err_early": 3, "err_good": 90, "err_late": 7}
+        if stops is not None:
+            si.update(tick_stops=stops, tick_restarts=restarts)
+        return {"sched_idle": si, "window_s": win, "states": {}, "irqs": {}}
+
+    def test_line(self):
+        g = {"menu": [{"window_s": 2.0, "states": {}, "irqs": {}}],
+             "teo": [{"window_s": 2.0, "states": {}, "irqs": {}}],
+             # one run parsed with its rates, one only with its deltas
+             "sched": [dict(self.run_(100, 10), tick_stops_per_s=50.0,
+                            tick_restarts_per_s=5.0), self.run_(300, 30)],
+             "sched-rfc": [self.run_(40, 0, win=4.0)]}
+        line = tables.tick_line(g)
+        self.assertIn("menu n/a; teo n/a; sched 100 stops/s, 10 restarts/s; "
+                      "sched-rfc 10 stops/s, 0 restarts/s.", line)
+        # beside err_early, err_good, err_late, after them
+        L = tables.workload_tables(g, "dev", 2, [], {})
+        si = [i for i, x in enumerate(L) if x.startswith("\nsched idle path")][0]
+        self.assertIn("err_early 3, err_good 90, err_late 7, tick_stops 200, "
+                      "tick_restarts 20", L[si])
+        self.assertEqual(L[si + 1], "\n" + line)
+
+    def test_older_kernel(self):
+        # a patched kernel without the counters: said, not 0; the keys of
+        # the run that has them still listed with that run's values
+        g = {"sched": [self.run_(), self.run_(100, 10)], "sched-rfc": [self.run_()]}
+        line = tables.tick_line(g)
+        self.assertIn("sched 50 stops/s (over 1 of 2 runs), 5 restarts/s (over 1 of 2 runs)",
+                      line)
+        self.assertIn("sched-rfc not counted", line)
+        L = tables.workload_tables(g, "dev", 2, [], {})
+        self.assertTrue(any("err_late 7, tick_stops 100, tick_restarts 10" in x for x in L))
+        # control: no run has them, no line at all
+        g = {"menu": [{"states": {}, "irqs": {}}], "sched": [self.run_()]}
+        self.assertIsNone(tables.tick_line(g))
+        self.assertFalse(any("stops/s" in x for x in tables.workload_tables(g, "dev", 2, [], {})))
+
+    def test_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            for cfg in ("menu", "teo", "sched"):
+                name = f"{cfg}-2cpu-icount-r1"
+                meta = {"cell": name, "config": cfg, "vcpus": 2, "repeat": 1,
+                        "mode": "icount", "shift": 0, "workloads": {"dev2": 2},
+                        "console": "x"}
+                run = {"miss_rate": 0.1, "window_s": 2.0, "power_mw": 10.0, "ct_p99_us": 50,
+                       "states": {"C1": {"usage": 5, "time": 100, "above": 1, "below": 0}},
+                       "irqs": {"rtc0": 10}}
+                if cfg == "sched":
+                    run = dict(self.run_(64, 8), **run)
+                write_cell(d, name, meta, {"info": {"kernel": "6.12"}, "runs": {"dev2": run}})
+            out = os.path.join(d, "results.md")
+            report.build(d, out, "/nonexistent", workloads.table())
+            with open(out) as f:
+                text = f.read()
+        self.assertIn("Tick stops and restarts: ", text)
+        self.assertIn("never restarts a stopped tick", text)
+        self.assertIn("menu n/a; teo n/a; sched 32 stops/s, 4 restarts/s.", text)
+
+
 class WindowTextTest(unittest.TestCase):
     def test_windows_per_vcpus(self):
         from idlebench.report import prose

@@ -118,6 +118,7 @@ def build(bench, out, noise_dir, workloads):
     L.append("")
     L.extend(tables.noise_section(noise_dir))
     L.append(prose.METHOD)
+    L.append(prose.TICK_NOTE)
     L.extend(tables.headline(runs, works,
                              lambda w: w in workloads and workloads[w].device))
     L.append(f"- {cost_verdict or 'selection cost per idle entry, all-in: no verdict (needs the cost boots of sched and teo)'}"

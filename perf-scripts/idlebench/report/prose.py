@@ -221,6 +221,21 @@ METHOD = (
     "it), which is why the measured power sits above the trace's.\n")
 
 
+TICK_NOTE = (
+    "Tick stops and restarts: the patched kernel's debugfs sched_idle/stats counts, per "
+    "CPU, the idle entries that stopped a running tick (`tick_stops`) and those that "
+    "started a stopped tick again from the idle loop (`tick_restarts`); the tables give "
+    "both per second of each run's measured window, summed over the CPUs, beside the "
+    "sched idle path's other counters (err_early, err_good, err_late). The stock kernel "
+    "has no such counters, so menu and teo read n/a: its idle loop never restarts a "
+    "stopped tick, menu and teo only keep it running or stop it, and a tick once "
+    "stopped stays stopped until the CPU leaves the idle loop (kernel/sched/idle.c: "
+    "idle_call_stop_or_retain_tick() stops a stopped tick again whatever the governor "
+    "says; do_idle()'s one restart comes before polling, with idle=poll or an expired "
+    "broadcast timer, not after a governor's choice). A patched kernel whose stats lack "
+    "the two keys reads \"not counted\".\n")
+
+
 def caveats(bench):
     L = []
     L.append("## Caveats\n")

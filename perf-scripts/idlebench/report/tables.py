@@ -2,7 +2,7 @@
 the targets, the selection cost, the noise comparison."""
 import os
 
-from .. import cells, cost, stats
+from .. import cells, cost, parse, stats
 from ..configs import CONFIGS as ALL_CONFIGS, REPORTED_CONFIGS
 from . import prose
 
@@ -485,10 +485,49 @@ def workload_tables(g, w, v, losses, noise):
                 ("0" if g.get(c) else "not run") for c in CONFIGS) + " |")
     si = [m for m in g.get("sched", []) if "sched_idle" in m]
     if si:
+        # every key any run has (a kernel's stats may lack the newer ones),
+        # each the mean over the runs that have it
+        keys = []
+        for m in si:
+            keys += [k for k in m["sched_idle"] if k not in keys]
         L.append("\nsched idle path (debugfs deltas, mean per run): " + ", ".join(
-            f"{k} {stats.mean([m['sched_idle'].get(k, 0) for m in si]):.0f}"
-            for k in si[0]["sched_idle"]))
+            f"{k} {stats.mean([m['sched_idle'][k] for m in si if k in m['sched_idle']]):.0f}"
+            for k in keys))
+    tick = tick_line(g)
+    if tick:
+        L.append("\n" + tick)
     return L
+
+
+def tick_line(g):
+    """Tick stops and restarts per second of the window, per configuration
+    of a workload's runs g: the patched kernel's sched_idle counters
+    (parse.tick_rates); n/a for the stock kernel, which has no such
+    counters.  None when no run has them."""
+    parts, have = [], False
+    for c in CONFIGS:
+        ms = g.get(c)
+        if not ms:
+            continue
+        if c in STOCK:
+            parts.append(f"{c} n/a")
+            continue
+        rates = [dict(parse.tick_rates(m)) for m in ms]
+        got = []
+        for key, unit in (("tick_stops_per_s", "stops/s"),
+                          ("tick_restarts_per_s", "restarts/s")):
+            xs = [r[key] for r in rates if key in r]
+            if xs:
+                have = True
+                got.append(f"{stats.mean(xs):.0f} {unit}"
+                           + (f" (over {len(xs)} of {len(ms)} runs)" if len(xs) < len(ms) else ""))
+        parts.append(f"{c} " + (", ".join(got) if got else "not counted (kernel without the "
+                                                           "tick counters)"))
+    if not have:
+        return None
+    return ("Tick stops and restarts per second of the window (sched_idle tick_stops and "
+            "tick_restarts over the measured window, mean per run; n/a: the stock kernel, "
+            "see \"Tick stops and restarts\" under the method): " + "; ".join(parts) + ".")
 
 
 CV_GOAL = 0.05  # misprediction cv across repeats (seeds)
