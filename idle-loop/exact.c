@@ -124,7 +124,10 @@ static void exact_stamp(struct exact_cpu *x, const struct event *e)
 	int full = x->pc.nr_sources == IRQ_PREDICT_SOURCES;
 	u64 last = src ? src->last_ns : 0;
 
-	irq_predict_record(&x->pc, e->stamp.irq, e->stamp.ts_ns);
+	if (e->stamp.restart)
+		irq_predict_restart(&x->pc, e->stamp.irq, e->stamp.ts_ns);
+	else
+		irq_predict_record(&x->pc, e->stamp.irq, e->stamp.ts_ns);
 	if (!src) {
 		/* irq_source_start() */
 		if (full && !x->boot)

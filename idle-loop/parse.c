@@ -390,12 +390,14 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 		if (e->hrt.now > MAX_TIME_NS)
 			fail(ln, "now=%" PRIu64 " too large", e->hrt.now);
 		rd->tr->have_hrt = true;
-	} else if (tok_is(&ev, "irq_predict_stamp")) {
+	} else if (tok_is(&ev, "irq_predict_stamp") ||
+		   tok_is(&ev, "irq_predict_restart")) {
 		u64 irq = arg_u64(ln, a, na, "irq");
 
 		check_irq(ln, irq);
 		e = new_event(rd, ln, ts, cpu, EV_STAMP);
 		e->stamp.irq = irq;
+		e->stamp.restart = tok_is(&ev, "irq_predict_restart");
 		e->stamp.ts_ns = arg_u64(ln, a, na, "ts_ns");
 		if (e->stamp.ts_ns > MAX_TIME_NS)
 			fail(ln, "ts_ns=%" PRIu64 " too large", e->stamp.ts_ns);

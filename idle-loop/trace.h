@@ -58,10 +58,14 @@ struct ev_hrt {
 	bool tick;		/* start, expire: the tick's sched_timer */
 };
 
-/* EV_STAMP: irq_predict_stamp */
+/*
+ * EV_STAMP: irq_predict_stamp, or irq_predict_restart (@restart: earlier
+ * stamps of the interrupt were lost, its timeline restarts here)
+ */
 struct ev_stamp {
 	u32 irq;
 	u64 ts_ns;
+	bool restart;
 };
 
 /* EV_NEXT: irq_predict_next */

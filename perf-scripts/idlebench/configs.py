@@ -55,6 +55,15 @@ CONFIGS = {c.name: c for c in (
     # not learn either; on every vCPU count, like the others
     Config("sched-rfc", "patched.bzImage", "sched_idle_rule=rfc sched_idle_learn=0",
            governor="sched_idle", expect="interrupt rule rfc, not learning"),
+    # teo fed by the predictor (teo_irq_predict=1, a test-infrastructure
+    # knob of the series): teo's sleep length cut to the next predicted
+    # interrupt, on the patched kernel, so that a gain can be told apart
+    # as the prediction's or the rule's.  On 2 vCPUs, on request
+    # (--configs): in the default matrix it would take the full run past
+    # its budget (tests/test_plan.py)
+    Config("teo-irq", "patched.bzImage", "cpuidle.governor=teo teo_irq_predict=1",
+           governor="teo", expect="teo: the sleep length is cut to the predicted interrupt",
+           vcpus=(2,), default=False),
     # The debug build of the patched kernel (lockdep, KASAN, UBSAN, ...):
     # scripts/test-robust.sh runs every workload on it once, for splats,
     # not numbers.  no5lvl: 4-level paging, because with QEMU's LA57 an
