@@ -1,9 +1,11 @@
 #!/bin/sh
 # record-replay.sh: this machine recorded by perf-scripts/record.sh and
 # replayed by idle-loop's replay, which must not leave a CPU's next timer
-# (the hrtimers it reconstructs from the trace) at "now" for more than 1%
+# (the hrtimers it reconstructs from the trace) at "now" for more than 25%
 # of that CPU's idle periods: a lost hrtimer expiry once did so for the
-# rest of a recording, and every rule then read 0% too deep.
+# rest of a recording (99.9% of its periods), and every rule then read 0%
+# too deep.  A real machine does go idle with a timer already due (seen
+# here: 2.8% of one CPU's 180 periods in 5 s), hence the margin.
 #   record-replay.sh DIR              record SECONDS (default 5) into DIR,
 #                                     replay it, judge it
 #   record-replay.sh --judge TRACE STATES   replay and judge a recording
@@ -34,9 +36,9 @@ judge() {
 			for (c in n) {
 				p = 100 * z[c] / n[c]
 				printf "cpu %s: %d of %d idle periods with the next timer at now (%.2f%%)\n", c, z[c], n[c], p
-				if (p > 1) bad = 1
+				if (p > 25) bad = 1
 			}
-			if (bad) { print "FAIL: a CPU has its next timer at now in more than 1% of its idle periods"; exit 1 }
+			if (bad) { print "FAIL: a CPU has its next timer at now in more than 25% of its idle periods"; exit 1 }
 		}' "$d" || r=1
 	rm -f "$d" "$d.out" "$d.err"
 	return "$r"
@@ -78,6 +80,6 @@ case "${1:-}" in
 	rm -rf "$out"
 	sh "$TOP/perf-scripts/record.sh" "$SECONDS_REC" "$out"
 	judge "$out/trace.txt" "$out/states"
-	echo "record-replay: $(sed -n 's/^driver //p' "$out/states") on $(uname -r): no CPU's next timer at now for more than 1% of its idle periods"
+	echo "record-replay: $(sed -n 's/^driver //p' "$out/states") on $(uname -r): no CPU's next timer at now for more than 25% of its idle periods"
 	;;
 esac
