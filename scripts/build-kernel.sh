@@ -37,7 +37,11 @@ for f in $frags; do
 done
 
 export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
-export KBUILD_BUILD_TIMESTAMP='2026-01-01' KBUILD_BUILD_USER=idle KBUILD_BUILD_HOST=guest
+# The series the kernel is built from, in its version line:
+# "Linux version ... (idle@series-<series_id>)" on the boot console.
+export KBUILD_BUILD_TIMESTAMP='2026-01-01' KBUILD_BUILD_USER=idle
+KBUILD_BUILD_HOST=series-$(series_id "$kind")
+export KBUILD_BUILD_HOST
 kmake() {
 	make -s -C "$src" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }

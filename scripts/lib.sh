@@ -68,6 +68,17 @@ series_patches() {
 		kind == "patched" || g != "patched" { print }' "${2:-$TOP/series/series}"
 }
 
+# series_id KIND: the identity of the series a KIND kernel is built from,
+# the first 12 hex digits of the sha256 of its patch files in git am order
+# (build-kernel.sh puts it in the kernel's version line, and the bench's
+# report reads it back from each boot).
+series_id() {
+	[ -f "$TOP/series/series" ] || die "series/series is missing"
+	for p in $(series_patches "$1"); do
+		cat "$TOP/series/$p"
+	done | sha256sum | cut -c1-12
+}
+
 # series_kunit PATCH...: what the patches add to KUnit.  Sets kunit_suites
 # (the suite names, space-separated; a suite's name is the first .name
 # after its declaration) and kunit_cases (the KUNIT_CASE lines added, net
