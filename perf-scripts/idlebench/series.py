@@ -122,8 +122,7 @@ def kernels(cell_list, checkout):
         c = CONFIGS.get(meta.get("config"))
         if c is None:
             continue
-        k = out.setdefault(c.kernel, {"configs": [], "sha256": set(), "ids": {},
-                                      "boots": 0})
+        k = out.setdefault(c.kernel, {"configs": [], "sha256": set(), "ids": {}})
         if c.name not in k["configs"]:
             k["configs"].append(c.name)
         if meta.get("kernel_sha256"):
@@ -132,7 +131,6 @@ def kernels(cell_list, checkout):
             i = boot_id(log)
             if i is not None:
                 k["ids"][i] = k["ids"].get(i, 0) + 1
-                k["boots"] += 1
     for image, k in out.items():
         k["configs"].sort(key=list(CONFIGS).index)
         k["kind"] = IMAGE_KIND.get(image)
@@ -147,6 +145,11 @@ def kernels(cell_list, checkout):
         else:
             k["state"] = "other"
     return out
+
+
+def ordered(ks):
+    """The (image, k) of kernels() in the configuration table's order."""
+    return sorted(ks.items(), key=lambda x: list(CONFIGS).index(x[1]["configs"][0]))
 
 
 def describe(image, k, checkout):
@@ -172,7 +175,7 @@ def warning(ks, checkout):
     """The headline's first line when a kernel is not the checkout's
     series/ or its series is unknown (ks: kernels(), checkout: ids()),
     else None."""
-    bad = [(image, k) for image, k in sorted(ks.items()) if k["state"] != "checkout"]
+    bad = [(image, k) for image, k in ordered(ks) if k["state"] != "checkout"]
     if not bad:
         return None
     what = "; ".join(f"{image} ({', '.join(k['configs'])}): {describe(image, k, checkout)}"

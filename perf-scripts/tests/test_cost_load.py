@@ -339,6 +339,12 @@ class ReportTest(unittest.TestCase):
             text = f.read()
         self.assertTrue(text.startswith("# Idle-governor bench: selection cost versus load\n"))
         self.assertIn("## Selection cost versus load", text)
+        # its cells have no console: the kernels' series is unknown, and
+        # the report says so under its title
+        self.assertTrue(text.startswith("# Idle-governor bench: selection cost versus load\n\n"
+                                        "**Not the checkout's series/**"), text[:300])
+        self.assertIn("  - stock.bzImage (menu, teo): ", text)
+        self.assertIn("series unknown (no boot line in its consoles)", text)
         self.assertIn("Boots per configuration: menu 1 (seed 1); teo 1 (seed 1); "
                       "sched 1 (seed 1).", text)
         # the probe's 400 stamps over the 2 s window

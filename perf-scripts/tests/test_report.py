@@ -1,11 +1,14 @@
 """Unit tests of idlebench/report: the cost section, the noise table, a
-matrix with 4 vCPUs and sched-rfc, a workload of a user's file."""
+matrix with 4 vCPUs and sched-rfc, a workload of a user's file, the
+kernels' series ids against the checkout's."""
 import os
+import shutil
 import tempfile
 import unittest
 
+import test_series
 from common import fx
-from idlebench import cells, cost, report, workloads
+from idlebench import cells, cost, report, series, workloads
 from idlebench.report import tables
 
 
@@ -249,6 +252,112 @@ class TickTest(unittest.TestCase):
         self.assertIn("Tick stops and restarts: ", text)
         self.assertIn("never restarts a stopped tick", text)
         self.assertIn("menu n/a; teo n/a; sched 32 stops/s, 4 restarts/s.", text)
+
+
+class SeriesTest(unittest.TestCase):
+    """The header names each kernel's series id and whether it is the
+    checkout's series/; the headline's first line says when one is not."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.series = test_series.make(os.path.join(self.tmp, "series"))
+        self.ids = series.ids(self.series)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def report(self, ids, rerun=None):
+        """The report of a run of menu, teo (stock.bzImage) and sched
+        (patched.bzImage), two repeats each, whose consoles' boot lines
+        carry ids {(config, repeat): id or None (a kernel built without
+        one)}, the checkout's ids otherwise; rerun: {(config, repeat): id}
+        of a rerun boot's console in the cell."""
+        bench = os.path.join(self.tmp, "run")
+        shutil.rmtree(bench, ignore_errors=True)
+        for cfg in ("menu", "teo", "sched"):
+            for r in (1, 2):
+                name = f"{cfg}-2cpu-icount-r{r}"
+                kind = "patched" if cfg == "sched" else "stock"
+                sid = ids.get((cfg, r), self.ids[kind])
+                host = f"series-{sid}" if sid else "guest"
+                work = os.path.join(bench, "cells", name + ".run")
+                os.makedirs(work)
+                with open(os.path.join(work, "console.log"), "w") as f:
+                    f.write(f"BdsDxe: starting\n[    0.000000] Linux version 6.12.118 "
+                            f"(idle@{host}) (gcc (Debian 12.2.0-14) 12.2.0) #1 SMP\n")
+                if (cfg, r) in (rerun or {}):
+                    os.makedirs(os.path.join(work, "rerun-1"))
+                    with open(os.path.join(work, "rerun-1", "console.log"), "w") as f:
+                        f.write("[    0.000000] Linux version 6.12.118 "
+                                f"(idle@series-{rerun[(cfg, r)]}) (gcc\n")
+                meta = {"cell": name, "config": cfg, "vcpus": 2, "repeat": r,
+                        "mode": "icount", "shift": 0, "workloads": {"dev2": 2},
+                        "console": "x", "kernel_sha256": kind[0] * 64}
+                run = {"miss_rate": 0.1, "window_s": 2.0, "power_mw": 10.0 + r,
+                       "ct_p99_us": 50, "irqs": {"rtc0": 10},
+                       "states": {"C1": {"usage": 5, "time": 100, "above": 1, "below": 0}}}
+                cells.finish(work, os.path.join(bench, "cells", name), meta, "PASS",
+                             {"info": {"kernel": "6.12.118"}, "runs": {"dev2": run}})
+        out = os.path.join(self.tmp, "results.md")
+        report.build(bench, out, "/nonexistent", workloads.table(), series_dir=self.series)
+        with open(out) as f:
+            text = f.read().splitlines()
+        kernels = {x.split(" ")[3]: x for x in text if x.startswith("  - ") and
+                   ".bzImage (" in x}
+        h = text.index("## Headline (2 vCPUs)")
+        first = [x for x in text[h + 1:] if x][0]
+        return kernels, first
+
+    def test_checkout(self):
+        kernels, first = self.report({})
+        self.assertEqual(kernels["stock.bzImage"],
+                         "  - stock.bzImage (menu, teo): 6.12.118, bzImage sha256 ssssssssssss; "
+                         f"series {self.ids['stock']}, the checkout's series/")
+        self.assertTrue(kernels["patched.bzImage"].endswith(
+            f"series {self.ids['patched']}, the checkout's series/"))
+        self.assertTrue(first.startswith("sched's mean divided by"), first)
+
+    def test_other_patched(self):
+        kernels, first = self.report({("sched", 1): "0123456789ab", ("sched", 2): "0123456789ab"})
+        self.assertTrue(kernels["stock.bzImage"].endswith("the checkout's series/"))
+        self.assertTrue(kernels["patched.bzImage"].endswith(
+            f"series 0123456789ab, NOT the checkout's series/ (its id: {self.ids['patched']})"))
+        self.assertTrue(first.startswith("**Not the checkout's series/**"), first)
+        self.assertIn("patched.bzImage (sched): series 0123456789ab, NOT", first)
+        self.assertNotIn("stock.bzImage", first)
+
+    def test_without_ids(self):
+        kernels, first = self.report({(c, r): None for c in ("menu", "teo", "sched")
+                                      for r in (1, 2)})
+        for k in kernels.values():
+            self.assertTrue(k.endswith("series unknown (built without a series id)"), k)
+        self.assertTrue(first.startswith("**Not the checkout's series/**"), first)
+        self.assertIn("stock.bzImage (menu, teo): series unknown (built without", first)
+        self.assertIn("patched.bzImage (sched): series unknown", first)
+
+    def test_cells_disagree(self):
+        # one kernel's cells with two ids: warned, not refused (the report
+        # is still written, and says which ids and how many boots)
+        kernels, first = self.report({("sched", 2): "0123456789ab"})
+        want = (f"series ids disagree between its cells: 0123456789ab (1 boot), "
+                f"{self.ids['patched']} (1 boot); NOT one series")
+        self.assertTrue(kernels["patched.bzImage"].endswith(want), kernels)
+        self.assertTrue(first.startswith("**Not the checkout's series/**"), first)
+        self.assertIn(want, first)
+        # a rerun boot of a kept cell counts as one of its boots; one
+        # without an id disagrees with one with
+        kernels, first = self.report({("menu", 1): None}, rerun={("teo", 2): "0123456789ab"})
+        self.assertIn(f"series ids disagree between its cells: {self.ids['stock']} (3 boots), "
+                      "none (1 boot), 0123456789ab (1 boot)", kernels["stock.bzImage"])
+        self.assertTrue(first.startswith("**Not the checkout's series/**"), first)
+
+    def test_checkout_unreadable(self):
+        os.unlink(os.path.join(self.series, "c-one.patch"))
+        kernels, first = self.report({("sched", 1): "0123456789ab", ("sched", 2): "0123456789ab",
+                                      ("menu", 1): "0123456789ab", ("menu", 2): "0123456789ab",
+                                      ("teo", 1): "0123456789ab", ("teo", 2): "0123456789ab"})
+        self.assertIn("NOT known to be the checkout's series/ (", kernels["stock.bzImage"])
+        self.assertIn("c-one.patch", first)
 
 
 class WindowTextTest(unittest.TestCase):

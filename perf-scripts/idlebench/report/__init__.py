@@ -6,7 +6,7 @@ with its console log.  tables.py, plots.py and prose.py write the parts;
 this module groups the runs and puts the document together."""
 import os
 
-from .. import cells, cost
+from .. import cells, cost, series
 from ..cells import atomic_write, read_json
 from . import oracle, plots, prose, tables
 from .tables import CONFIGS
@@ -88,9 +88,18 @@ def failure_lines(bench, failed):
     return L
 
 
-def build_load(bench, out, workloads, loads, failed):
+def kernels(bench, series_dir):
+    """(series.kernels() of every finished cell of bench, the checkout's
+    ids: series.ids() of series_dir)."""
+    checkout = series.ids(series_dir)
+    return series.kernels(list(cells.files(bench, "meta.json")), checkout), checkout
+
+
+def build_load(bench, out, workloads, loads, failed, series_dir=series.SERIES):
     """The report of a run of the cost-load stage alone."""
-    L = prose.load_header(bench, read_json(os.path.join(bench, "last-run.json")) or {})
+    ks, checkout = kernels(bench, series_dir)
+    L = prose.load_header(bench, read_json(os.path.join(bench, "last-run.json")) or {},
+                          ks, checkout)
     L.extend(tables.load_section(loads, workloads))
     L.extend(failure_lines(bench, failed))
     L.append("- Selection cost: " + prose.COST_CAVEAT + "\n")
@@ -99,12 +108,15 @@ def build_load(bench, out, workloads, loads, failed):
     print(f"report: {out}")
 
 
-def build(bench, out, noise_dir, workloads):
-    """Write the report of bench to out (plots next to it in plots/)."""
+def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
+    """Write the report of bench to out (plots next to it in plots/).
+    series_dir: the checkout's series/, against which the kernels' series
+    ids are told (idlebench/series.py)."""
     costs, loads = {}, {}
     runs, failed = load(bench, workloads, costs, loads)
     if load_only(bench):
-        return build_load(bench, out, workloads, loads, failed)
+        return build_load(bench, out, workloads, loads, failed, series_dir)
+    ks, checkout = kernels(bench, series_dir)
     cost_lines, cost_verdict = tables.cost_section(costs)
     pdir = os.path.join(os.path.dirname(os.path.abspath(out)), "plots")
     os.makedirs(pdir, exist_ok=True)
@@ -114,13 +126,17 @@ def build(bench, out, noise_dir, workloads):
     order = list(workloads) + sorted({k[0] for k in runs if k[0] not in workloads})
     works = [w for w in order if any(k[0] == w for k in runs)]
     vcpus = sorted({k[1] for k in runs})
-    L = prose.header(runs, works, vcpus, CONFIGS, bench, last, skipped)
+    L = prose.header(runs, works, vcpus, CONFIGS, bench, last, skipped, ks, checkout)
     L.append("")
     L.extend(tables.noise_section(noise_dir))
     L.append(prose.METHOD)
     L.append(prose.TICK_NOTE)
+    # a kernel not built from the checkout's series/ (or of unknown
+    # series) is said in the headline's first line, which the cover
+    # letter quotes (scripts/export-series.sh)
     L.extend(tables.headline(runs, works,
-                             lambda w: w in workloads and workloads[w].device))
+                             lambda w: w in workloads and workloads[w].device,
+                             series.warning(ks, checkout)))
     L.append(f"- {cost_verdict or 'selection cost per idle entry, all-in: no verdict (needs the cost boots of sched and teo)'}"
              " (details in \"Selection cost per idle entry\").\n")
     L.extend(oracle.section(runs))

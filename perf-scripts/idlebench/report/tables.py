@@ -95,11 +95,13 @@ def target_prose():
     return ", ".join(parts)
 
 
-def headline(runs, works, device):
+def headline(runs, works, device, warning=None):
     """The summary table: sched against the better of menu and teo on 2
     vCPUs, per workload, with the targets marked met or missed.
-    device(w): whether workload w is driven by a device (Workload.device)."""
-    L = ["## Headline (2 vCPUs)\n",
+    device(w): whether workload w is driven by a device (Workload.device).
+    warning: the section's first line when given (series.warning(): a
+    kernel that is not the checkout's series/)."""
+    L = ["## Headline (2 vCPUs)\n"] + ([warning] if warning else []) + [
          "sched's mean divided by the better (lower) mean of menu and teo; `ok` "
          f"where the target holds ({target_prose()} on "
          "device-interrupt workloads; no worse than either on the others), `MISS` "
