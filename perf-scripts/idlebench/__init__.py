@@ -7,5 +7,6 @@ launch               boot one cell (guest-image/run-qemu.sh) and parse it
 trace, energy        the one trace reader; the driver's energy model, oracle
 parse, cost, lateness  raw results -> numbers
 stats                mean, CI, Welch
+series               the series id each kernel was built from, the checkout's
 report               docs/results.md: tables, plots, prose
 """
