@@ -132,6 +132,16 @@ class SeriesIdTest(unittest.TestCase):
                 self.assertEqual(series.patches(kind, os.path.join(d, "series")), names,
                                  (d, kind))
                 self.assertEqual(series.series_id(kind, d), sid, (d, kind))
+        # and as the kernel build names the checkout's (lib.sh series_id,
+        # which build-kernel.sh puts in the version line)
+        with open(LIB) as f:
+            if "series_id()" not in f.read():
+                return
+        for kind in series.KINDS:
+            sid = subprocess.run(["sh", "-c", '. ./lib.sh; series_id "$1"', "sh", kind],
+                                 cwd=os.path.dirname(LIB), capture_output=True, text=True,
+                                 check=True).stdout.strip()
+            self.assertEqual(series.series_id(kind), sid, kind)
 
 
 class BootIdTest(unittest.TestCase):
