@@ -51,10 +51,11 @@ base() {
 	key=$({ find "$BUILD/$1" \( -name 'Kconfig*' -o -path '*/configs/*' \) -type f | LC_ALL=C sort | xargs cat
 		gcc --version; } | sha256sum | cut -c1-16)
 	[ ! -f "$kept.config" ] || [ "$(cat "$kept.key" 2>/dev/null)" != "$key" ] || return 0
-	mkdir -p "$O/base-$1-$2"
-	make -s -C "$BUILD/$1" O="$O/base-$1-$2" ARCH="$2" "$3" >"$kept.log" 2>&1 ||
+	# one object directory per target: the targets of a tree run side by side
+	mkdir -p "$kept.obj"
+	make -s -C "$BUILD/$1" O="$kept.obj" ARCH="$2" "$3" >"$kept.log" 2>&1 ||
 		die "$1 $2 $3 failed (log: $kept.log)"
-	cp "$O/base-$1-$2/.config" "$kept.config"
+	cp "$kept.obj/.config" "$kept.config"
 	echo "$key" >"$kept.key"
 }
 
