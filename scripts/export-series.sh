@@ -9,9 +9,9 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux
-[ -d "$TREE/.git" ] || die "build/linux is missing: run 'make tree'"
+[ -d "$TREE/.git" ] || die "$BD/linux is missing: run 'make tree'"
 [ -z "$(git -C "$TREE" status --porcelain -uno)" ] ||
-	die "build/linux has uncommitted changes: commit them first"
+	die "$BD/linux has uncommitted changes: commit them first"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git -C "$TREE" -c diff.suppressBlankEmpty=true format-patch -q --zero-commit --no-signature --no-numbered \
@@ -20,9 +20,9 @@ git -C "$TREE" -c diff.suppressBlankEmpty=true format-patch -q --zero-commit --n
 # name format-patch gives it less its number; a new patch joins the group
 # of the patch before it.
 awk '/^# ---- / { g = $0; next } /^#/ || /^[[:space:]]*$/ { next }
-	{ sub(/^[0-9]+-/, ""); print $0 "\t" g }' "$TOP/series/series" >"$tmp/groups"
+	{ sub(/^[0-9]+-/, ""); print $0 "\t" g }' "$SERIES_DIR/series" >"$tmp/groups"
 {
-	sed -n '1,/^# ---- /{/^# ---- /d;p}' "$TOP/series/series"
+	sed -n '1,/^# ---- /{/^# ---- /d;p}' "$SERIES_DIR/series"
 	cur= group="# ---- both: fixes"
 	for p in "$tmp"/*.patch; do
 		name=$(basename "$p")
@@ -33,26 +33,26 @@ awk '/^# ---- / { g = $0; next } /^#/ || /^[[:space:]]*$/ { next }
 		echo "$name"
 	done
 } >"$tmp/series"
-grep -q '^# ---- both' "$tmp/series" || die "series/series has no '# ---- both' group: the stock kernel would be empty"
+grep -q '^# ---- both' "$tmp/series" || die "$SD/series has no '# ---- both' group: the stock kernel would be empty"
 
 {
 	echo "Subject: [PATCH 0/$(git -C "$TREE" rev-list --count base..work)] sched/idle: pick idle states from predicted interrupts"
 	echo
-	cat "$TOP/series/cover.txt" 2>/dev/null || true
+	cat "$SERIES_DIR/cover.txt" 2>/dev/null || true
 	echo
 	# The measured headline, as make bench last wrote it: never typed in.
-	if [ -f "$TOP/docs/results.md" ]; then
-		grep -m1 '^- Date:' "$TOP/docs/results.md" | sed 's/^- /Benchmark (docs\/results.md) /'
-		sed -n '/^## Headline/,/^## /{/^## /d;p}' "$TOP/docs/results.md"
+	if [ -f "$TOP/$RESULTS" ]; then
+		grep -m1 '^- Date:' "$TOP/$RESULTS" | sed "s|^- |Benchmark ($RESULTS) |"
+		sed -n '/^## Headline/,/^## /{/^## /d;p}' "$TOP/$RESULTS"
 	fi
 	git -C "$TREE" shortlog base..work
 	git -C "$TREE" diff --stat base work
 } >"$tmp/0000-cover-letter.patch"
 
-rm -f "$TOP"/series/*.patch
-cp "$tmp"/*.patch "$tmp/series" "$TOP/series/"
+rm -f "$SERIES_DIR"/*.patch
+cp "$tmp"/*.patch "$tmp/series" "$SERIES_DIR/"
 # build/linux now is what series/ describes: tree.sh need not reapply it
 # (it makes the stock worktree again when a patch of a "both" group
 # changed).
-cat "$TOP/series/series" "$TOP"/series/*.patch | sha256sum | cut -c1-16 >"$TREE/.git/series-applied"
-say "exported $(ls "$tmp"/0*.patch | grep -vc 0000-cover) patches ($(series_patches stock | wc -l) in the stock kernel) to series/"
+cat "$SERIES_DIR/series" "$SERIES_DIR"/*.patch | sha256sum | cut -c1-16 >"$TREE/.git/series-applied"
+say "exported $(ls "$tmp"/0*.patch | grep -vc 0000-cover) patches ($(series_patches stock | wc -l) in the stock kernel) to $SD"

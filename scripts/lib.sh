@@ -1,13 +1,37 @@
 # Shared shell functions for the host-side scripts.  Source it; it sets
-# TOP (the repository) and BUILD (where everything generated goes) and
-# reads the pinned versions from config.mk.
+# TOP (the repository), LINUX (the tree: 6.12, the default, or 7.3),
+# BUILD (where everything generated for that tree goes: build/, or
+# build/7.3/) and SERIES_DIR (the tree's patch series: series/, or
+# series-7.3/) and RESULTS (the tree's bench report: docs/results.md, or
+# docs/results-7.3.md), and reads the pinned versions from config.mk.
 # shellcheck shell=sh
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+LINUX=${LINUX:-6.12}
+case $LINUX in
+6.12)
+	BUILD=${BUILD:-$TOP/build}
+	SERIES_DIR=${SERIES_DIR:-$TOP/series}
+	RESULTS=docs/results.md ;;
+7.3)
+	BUILD=${BUILD:-$TOP/build/7.3}
+	SERIES_DIR=${SERIES_DIR:-$TOP/series-7.3}
+	RESULTS=docs/results-7.3.md ;;
+*)
+	printf '%s: error: LINUX=%s: the trees are 6.12 and 7.3\n' "${0##*/}" "$LINUX" >&2
+	exit 1 ;;
+esac
+export LINUX
+# the two, as messages name them: series/ or series-7.3/, build or build/7.3
+SD=${SERIES_DIR#"$TOP"/} BD=${BUILD#"$TOP"/}
 
-# config.mk is make syntax "NAME := value"; read it without make.
+# config.mk is make syntax "NAME := value"; read it without make.  A
+# LINUX_* name is the tree's: LINUX_7.3_* for 7.3.
 cfg() {
+	case $LINUX,$1 in
+	6.12,*) set -- "$1" ;;
+	*,LINUX_*) set -- "LINUX_${LINUX}_${1#LINUX_}" ;;
+	esac
 	sed -n "s/^$1[[:space:]]*:=[[:space:]]*//p" "$TOP/config.mk"
 }
 
@@ -48,10 +72,11 @@ ccache qemu-system-x86 ovmf busybox-static rt-tests linux-perf python3
 gnuplot-nox sparse valgrind git"
 
 # One kernel build at a time on this 2-core machine: every script that
-# runs make in a kernel tree takes this lock first (held until it exits).
+# runs make in a kernel tree, of either tree, takes this lock first (held
+# until it exits).
 kbuild_lock() {
-	mkdir -p "$BUILD"
-	exec 9>"$BUILD/.kbuild.lock"
+	mkdir -p "$TOP/build"
+	exec 9>"$TOP/build/.kbuild.lock"
 	if ! flock -n 9; then
 		echo "${0##*/}: waiting for another kernel build to finish" >&2
 		flock 9
@@ -65,7 +90,7 @@ series_patches() {
 		/^# ---- both/ { g = "both"; next }
 		/^# ---- patched/ { g = "patched"; next }
 		/^#/ || /^[[:space:]]*$/ { next }
-		kind == "patched" || g != "patched" { print }' "${2:-$TOP/series/series}"
+		kind == "patched" || g != "patched" { print }' "${2:-$SERIES_DIR/series}"
 }
 
 # series_id KIND: the identity of the series a KIND kernel is built from,
@@ -73,9 +98,9 @@ series_patches() {
 # (build-kernel.sh puts it in the kernel's version line, and the bench's
 # report reads it back from each boot).
 series_id() {
-	[ -f "$TOP/series/series" ] || die "series/series is missing"
+	[ -f "$SERIES_DIR/series" ] || die "$SERIES_DIR/series is missing"
 	for p in $(series_patches "$1"); do
-		cat "$TOP/series/$p"
+		cat "$SERIES_DIR/$p"
 	done | sha256sum | cut -c1-12
 }
 

@@ -10,20 +10,50 @@ set -eu
 
 TREE=$BUILD/linux
 STOCK=$BUILD/linux-stock
-SERIES=$TOP/series/series
+SERIES=$SERIES_DIR/series
 tarball=$(cfg LINUX_TARBALL)
 pkg=$(cfg LINUX_DEB_PACKAGE)
 want=$(cfg LINUX_DEB_VERSION)
 upstream=$(cfg LINUX_UPSTREAM_VERSION)
 
+suite=$(cfg LINUX_DEB_SUITE)
+
 mkdir -p "$BUILD"
-have=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
-[ "$have" = "$want" ] ||
-	die "config.mk pins $pkg $want but ${have:-none} is installed (run scripts/deps.sh or: apt-get install $pkg=$want)"
-[ -f "$tarball" ] || die "$tarball is missing although $pkg $have is installed"
+if [ -z "$suite" ]; then
+	# the installed package (scripts/deps.sh installs it)
+	have=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
+	[ "$have" = "$want" ] ||
+		die "config.mk pins $pkg $want but ${have:-none} is installed (run scripts/deps.sh or: apt-get install $pkg=$want)"
+	[ -f "$tarball" ] || die "$tarball is missing although $pkg $have is installed"
+else
+	# downloaded from its suite and unpacked in $BUILD/src; nothing is
+	# installed, and apt's state for it stays there too
+	src=$BUILD/src
+	tarball=$src/root/$tarball
+	if [ ! -f "$tarball" ] || [ "$(cat "$src/version" 2>/dev/null)" != "$want" ]; then
+		rm -rf "$src"
+		mkdir -p "$src/apt/lists/partial" "$src/apt/cache/archives/partial" "$src/root"
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
+			>"$src/sources.list"
+		set -- -o Dir::Etc::SourceList="$src/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+			-o Dir::State::Lists="$src/apt/lists" -o Dir::Cache="$src/apt/cache" \
+			-o Debug::NoLocking=1
+		say "downloading $pkg $want from $suite"
+		apt-get -q "$@" update >"$src/apt.log" 2>&1 ||
+			die "apt-get update for $suite failed (log: $src/apt.log)"
+		(cd "$src" && apt-get -q "$@" download "$pkg=$want") >>"$src/apt.log" 2>&1 ||
+			die "$pkg $want cannot be downloaded from $suite (log: $src/apt.log)"
+		deb=$(ls "$src"/*.deb)
+		got=$(dpkg-deb -f "$deb" Version)
+		[ "$got" = "$want" ] || die "$deb is version $got, config.mk pins $want"
+		dpkg-deb -x "$deb" "$src/root" || die "cannot unpack $deb"
+		[ -f "$tarball" ] || die "$deb has no ${tarball#"$src/root/"}"
+		echo "$want" >"$src/version"
+	fi
+fi
 
 series_hash() {
-	cat "$SERIES" "$TOP"/series/*.patch 2>/dev/null | sha256sum | cut -c1-16
+	cat "$SERIES" "$SERIES_DIR"/*.patch 2>/dev/null | sha256sum | cut -c1-16
 }
 
 git_tree() {
@@ -48,27 +78,27 @@ fi
 
 v=$(make -s -C "$TREE" kernelversion 2>/dev/null)
 [ "$v" = "$upstream" ] ||
-	die "build/linux holds Linux $v, config.mk pins $upstream: remove build/linux and rerun"
+	die "$BD/linux holds Linux $v, config.mk pins $upstream: remove $BD/linux and rerun"
 
 apply_all() { # DIR KIND: git am the patches of KIND in worktree DIR
 	for p in $(series_patches "$2" "$SERIES"); do
-		[ -f "$TOP/series/$p" ] || die "series lists $p, which is not in series/"
+		[ -f "$SERIES_DIR/$p" ] || die "series lists $p, which is not in ${SERIES_DIR#"$TOP"/}/"
 		git -C "$1" -c user.name=idle-series -c user.email=idle@localhost \
 			-c commit.gpgsign=false am -q --keep-cr --committer-date-is-author-date \
-			"$TOP/series/$p" >"$BUILD/git-am.log" 2>&1 || {
+			"$SERIES_DIR/$p" >"$BUILD/git-am.log" 2>&1 || {
 			git -C "$1" am --abort >/dev/null 2>&1 || true
-			die "series/$p does not apply to Linux $upstream ($want) for the $2 kernel; log: $BUILD/git-am.log"
+			die "$SD/$p does not apply to Linux $upstream ($want) for the $2 kernel; log: $BUILD/git-am.log"
 		}
 	done
 }
 
-[ -f "$SERIES" ] || die "series/series is missing"
+[ -f "$SERIES" ] || die "${SERIES_DIR#"$TOP"/}/series is missing"
 want_hash=$(series_hash)
 stamp=$TREE/.git/series-applied
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want_hash" ]; then
 	[ -z "$(git -C "$TREE" status --porcelain -uno)" ] ||
-		die "build/linux has uncommitted changes; commit them and run 'make series', or discard them"
-	say "applying series/ to build/linux"
+		die "$BD/linux has uncommitted changes; commit them and run 'make series', or discard them"
+	say "applying $SD to $BD/linux"
 	git_tree am --abort >/dev/null 2>&1 || true
 	git_tree checkout -q -B work base
 	apply_all "$TREE" patched
@@ -76,7 +106,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want_hash" ]; then
 fi
 
 # The stock kernel: base and the "both" groups, in their own worktree.
-stock_hash=$(for p in $(series_patches stock "$SERIES"); do cat "$TOP/series/$p"; done | sha256sum | cut -c1-16)
+stock_hash=$(for p in $(series_patches stock "$SERIES"); do cat "$SERIES_DIR/$p"; done | sha256sum | cut -c1-16)
 stock_stamp=$TREE/.git/stock-applied
 if [ ! -e "$STOCK/.git" ]; then
 	rm -rf "$STOCK"
@@ -86,7 +116,7 @@ if [ ! -e "$STOCK/.git" ]; then
 fi
 if [ "$(cat "$stock_stamp" 2>/dev/null)" != "$stock_hash" ] ||
 	! git -C "$TREE" rev-parse -q --verify stock >/dev/null; then
-	say "applying the \"both\" groups of series/ to build/linux-stock"
+	say "applying the \"both\" groups of $SD to $BD/linux-stock"
 	git -C "$STOCK" am --abort >/dev/null 2>&1 || true
 	git -C "$STOCK" checkout -q --detach base
 	apply_all "$STOCK" stock

@@ -17,9 +17,9 @@ log=${2:?usage: kunit-check.sh stock|patched CONSOLE}
 . "$TOP/scripts/lib.sh"
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 files=
-for p in $(series_patches "$kernel" "$TOP/series/series"); do
-	[ -f "$TOP/series/$p" ] || { echo "FAIL: series/series names $p, which is missing"; exit 1; }
-	files="$files $TOP/series/$p"
+for p in $(series_patches "$kernel" "$SERIES_DIR/series"); do
+	[ -f "$SERIES_DIR/$p" ] || { echo "FAIL: series/series names $p, which is missing"; exit 1; }
+	files="$files $SERIES_DIR/$p"
 done
 # shellcheck disable=SC2086
 series_kunit $files

@@ -28,13 +28,13 @@ if [ "${1:-}" = --judge ]; then
 	exit 0
 fi
 
-S=$TOP/series/series
+S=$SERIES_DIR/series
 before=$(awk '/^# ---- patched/ { exit } /^#/ || /^[[:space:]]*$/ { next } { print }' "$S")
 proposal=$(awk '/^# ---- patched/ { n++; next } /^# ---- / { if (n) exit; next }
 	/^#/ || /^[[:space:]]*$/ { next } n == 1 { print }' "$S")
 [ -n "$proposal" ] || { echo "FAIL: series/series has no '# ---- patched' group"; exit 1; }
 set --
-for p in $proposal; do set -- "$@" "$TOP/series/$p"; done
+for p in $proposal; do set -- "$@" "$SERIES_DIR/$p"; done
 judge "$@"
 
 wt=$BUILD/proposal-alone
@@ -43,7 +43,7 @@ git -C "$BUILD/linux" worktree prune
 git -C "$BUILD/linux" worktree add -q --detach "$wt" base
 trap 'git -C "$BUILD/linux" worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
 for p in $before $proposal; do
-	git -C "$wt" -c user.name=idle-series -c user.email=idle@localhost am -q "$TOP/series/$p" \
+	git -C "$wt" -c user.name=idle-series -c user.email=idle@localhost am -q "$SERIES_DIR/$p" \
 		>"$BUILD/proposal-alone.log" 2>&1 ||
 		{ echo "FAIL: $p does not apply to the pinned tree with only the patches before it (log: $BUILD/proposal-alone.log)"; exit 1; }
 done
