@@ -1,5 +1,7 @@
 # The user's verbs.  Everything generated goes to build/; each target
 # installs what it needs (apt-get, as root) and redoes only what changed.
+# LINUX=7.3 on any verb works on the 7.3 tree instead of 6.12 (config.mk
+# pins both): build/7.3/, series-7.3/, docs/results-7.3.md.
 #
 #   make bench    build both kernels and the image, boot, measure into a
 #                 new run directory build/bench/YYYY.MM.DD-HH.MM.SS[-quick]
@@ -41,7 +43,18 @@
 #   make clean    remove build/ outputs (keeps the extracted tree)
 
 SHELL := /bin/sh
+# The tree every verb works on: 6.12 (Debian 12's kernel line) or 7.3
+# (today's, from trixie-backports); config.mk pins both.  Its outputs go
+# to build/ or build/7.3/; the image and the host tools are shared.
+LINUX ?= 6.12
+export LINUX
+ifeq ($(LINUX),6.12)
 BUILD := build
+else ifeq ($(LINUX),7.3)
+BUILD := build/7.3
+else
+$(error LINUX=$(LINUX): the trees are 6.12 and 7.3)
+endif
 BENCH_ARGS ?=
 WORKLOADS ?=
 RESUME ?=
@@ -69,15 +82,15 @@ kernels: tree
 	@scripts/build-kernel.sh stock
 	@scripts/build-kernel.sh patched
 
-image: tree $(BUILD)/initramfs.cpio
+image: tree build/initramfs.cpio
 
-$(BUILD)/initramfs.cpio: $(GUEST_SRCS)
+build/initramfs.cpio: $(GUEST_SRCS)
 	@guest-image/mkinitramfs.sh $@
 
 smoke: kernels image
-	@guest-image/run-qemu.sh -k $(BUILD)/kernels/stock.bzImage -i $(BUILD)/initramfs.cpio \
+	@guest-image/run-qemu.sh -k $(BUILD)/kernels/stock.bzImage -i build/initramfs.cpio \
 		-o $(BUILD)/runs/smoke-stock -c 2 -d cpuidle_emu -g menu -a cpuidle.governor=menu
-	@guest-image/run-qemu.sh -k $(BUILD)/kernels/patched.bzImage -i $(BUILD)/initramfs.cpio \
+	@guest-image/run-qemu.sh -k $(BUILD)/kernels/patched.bzImage -i build/initramfs.cpio \
 		-o $(BUILD)/runs/smoke-patched -c 2 -d cpuidle_emu
 
 test:
@@ -94,7 +107,7 @@ bench: kernels bench-tools image
 
 bench-cost-load: kernels bench-tools image
 	@python3 perf-scripts/bench.py --cost-load $(BENCH_ARGS)
-	@python3 perf-scripts/report.py --run latest --out docs/cost-load.md
+	@python3 perf-scripts/report.py --run latest --out docs/cost-load$(if $(filter 7.3,$(LINUX)),-7.3).md
 
 # a guest's recorded interrupts replayed by the generator and compared
 # arrival by arrival (scripts/tests/replay-workload.sh: two -icount boots)
@@ -123,7 +136,7 @@ report:
 
 # the HPET is left to the interrupt generator (hpet_irqgen), as in the bench
 shell: image
-	@guest-image/run-qemu.sh -S -k $(BUILD)/kernels/$(KERNEL).bzImage -i $(BUILD)/initramfs.cpio \
+	@guest-image/run-qemu.sh -S -k $(BUILD)/kernels/$(KERNEL).bzImage -i build/initramfs.cpio \
 		-o $(BUILD)/runs/shell -c $(VCPUS) -d cpuidle_emu -r console \
 		-x "-global hpet.timers=8" -a "hpet=disable $(ARGS)"
 

@@ -45,7 +45,7 @@ from idlebench.cells import atomic_write  # noqa: E402,F401 (scripts/tests/disk-
 from idlebench.configs import CONFIGS, DEFAULT_CONFIGS, VCPUS  # noqa: E402
 from idlebench.workloads import TOP  # noqa: E402
 
-BUILD = os.path.join(TOP, "build")
+from idlebench.linuxtree import BUILD, SHARED, RESULTS  # noqa: E402
 
 
 def log(msg):
@@ -259,7 +259,7 @@ def build_inputs(run):
         with open(disk + ".tmp", "wb") as f:
             f.write(os.urandom(64 << 20))
         os.replace(disk + ".tmp", disk)
-    return os.path.join(BUILD, "initramfs.cpio"), os.path.join(BUILD, "udpgen"), disk
+    return os.path.join(SHARED, "initramfs.cpio"), os.path.join(SHARED, "udpgen"), disk
 
 
 def to_run(cell, cells_dir, kernels, initrd, lines):
@@ -372,7 +372,7 @@ def main(argv=None):
         all_cells = plan.plan(req, table)
         # the guest image is built first: which cells are done depends on it
         # (a dry run reads the one there is, or counts every cell to run)
-        initrd = os.path.join(BUILD, "initramfs.cpio")
+        initrd = os.path.join(SHARED, "initramfs.cpio")
         if not a.dry_run:
             initrd, udpgen, disk = build_inputs(run)
         # only the workload table matters for the command lines compared
@@ -410,7 +410,7 @@ def main(argv=None):
         # docs/results.md is make bench's runs'; a directory of one's own,
         # or a run of the cost-load stage alone, reports into itself, so a
         # side run cannot overwrite it
-        dest = (os.path.join(TOP, "docs", "results.md")
+        dest = (os.path.join(TOP, "docs", os.path.basename(RESULTS))
                 if in_runs(run) and not report.load_only(run)
                 else os.path.join(run, "report", "results.md"))
         report.build(run, dest, os.path.join(BUILD, "bench-noise"), table)

@@ -18,7 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from idlebench import cells, report, workloads  # noqa: E402
+from idlebench import cells, linuxtree, report, workloads  # noqa: E402
 from idlebench.workloads import TOP  # noqa: E402
 
 
@@ -28,7 +28,7 @@ def main(argv=None):
                     help="a run's directory, or a name under build/bench (default latest)")
     ap.add_argument("--out", help="default docs/results.md (a cost-load run: "
                     "RUN/report/results.md)")
-    ap.add_argument("--noise", default=os.path.join(TOP, "build", "bench-noise"),
+    ap.add_argument("--noise", default=os.path.join(linuxtree.BUILD, "bench-noise"),
                     help="cells of the -icount/real-time noise comparison")
     ap.add_argument("--workload-file", help="workloads besides perf-scripts/workloads.toml")
     a = ap.parse_args(argv)
@@ -41,7 +41,7 @@ def main(argv=None):
     except (cells.RunError, workloads.WorkloadError) as e:
         sys.exit(f"report: error: {e}")
     out = a.out or (os.path.join(run, "report", "results.md") if report.load_only(run)
-                    else os.path.join(TOP, "docs", "results.md"))
+                    else linuxtree.RESULTS)
     report.build(run, out, a.noise, table)
 
 

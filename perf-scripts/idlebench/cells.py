@@ -35,11 +35,12 @@ import shutil
 import time
 from dataclasses import dataclass, field
 
+from . import linuxtree
 from .workloads import TOP
 
-# make bench's runs, each in a directory named by its start, and the link
-# to the newest of them
-RUNS = os.path.join(TOP, "build", "bench")
+# make bench's runs (of the tree LINUX names), each in a directory named
+# by its start, and the link to the newest of them
+RUNS = os.path.join(linuxtree.BUILD, "bench")
 LATEST = "latest"
 # the modes of cells that measure the selection cost with the kernel's
 # probe (idlebench/cost.py): the cost stage, and the cost-load stage
