@@ -52,10 +52,17 @@ G=$TOP/guest-image/guest
 control control-cost-empty 'no enabled line' sh "$G/cost-check.sh" --judge "$T/empty" off
 control control-emu-states-empty 'FAIL: no counts' sh "$G/emu-states.sh" --judge "$T/empty"
 control control-path-no-trace 'FAIL: no trace' sh "$G/path-check.sh" --judge "$T" sched
-# every figure quoted in the cover letter, a changelog or docs/ is in a
-# generated file; the self-test holds the control (a changed figure fails)
+# every figure quoted in the cover letter, a changelog, docs/ or a README
+# is in a generated table in its context (workload, metric, vCPUs); the
+# self-test holds wrong figures of each kind, and each control adds to the
+# real texts a sentence built from a generated cell with its figure
+# changed (x, %, mW, ns), moved to another workload or to another metric
 check figures-self-test python3 "$TOP/scripts/tests/figures.py" --self-test
 check figures python3 "$TOP/scripts/tests/figures.py"
+for k in x % mW ns workload metric; do
+	control "control-figures-$(echo "$k" | tr % p)" 'control\):.* has no generated source' \
+		python3 "$TOP/scripts/tests/figures.py" --control "$k"
+done
 check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests"
 
 # The series: style, then every prefix of it builds.
