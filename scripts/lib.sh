@@ -6,7 +6,8 @@
 # docs/results-7.3.md), and reads the pinned versions from config.mk.
 # shellcheck shell=sh
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+# (a script one level deeper, scripts/tests/, sets TOP before sourcing)
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 LINUX=${LINUX:-6.12}
 case $LINUX in
 6.12)

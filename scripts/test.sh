@@ -12,6 +12,9 @@
 #           and teo replay this run's stock traces, a
 #           from-boot trace of the predictor replays exactly, two
 #           -icount boots with the same seed are identical.
+#   7.3:    the 7.3 tree's series (style, the proposal alone), both its
+#           kernels, their suites and paths in a guest, 7.3's governors
+#           replayed against a fresh trace of its stock kernel.
 # Each check has a negative control (control below: it must fail); the
 # ones that need a boot of their own are in scripts/test-controls.sh.
 # Logs: build/test/.  Usage: scripts/test.sh [--no-guests]
@@ -91,6 +94,24 @@ check build-stock "$TOP/scripts/build-kernel.sh" stock
 check build-patched "$TOP/scripts/build-kernel.sh" patched
 check touched-w1-sparse "$TOP/scripts/check-touched.sh"
 check image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
+
+# The 7.3 tree (LINUX=7.3: series-7.3/, build/7.3/), checks named 7.3-*:
+# fetched and patched, its series' style by 7.3's checkpatch, its proposal
+# alone, both kernels.  That every prefix of it builds is make test-robust
+# LINUX=7.3's check (the per-patch builds would take a fresh machine's
+# make test past an hour).
+export LINUX=7.3
+if check 7.3-tree "$TOP/scripts/tree.sh"; then
+	for p in "$TOP"/series-7.3/0*.patch; do
+		case "$p" in *0000-cover-letter*) continue ;; esac
+		check "7.3-checkpatch-$(basename "$p" | cut -c1-4)" \
+			perl "$TOP/build/7.3/linux/scripts/checkpatch.pl" --no-tree --strict --quiet "$p"
+	done
+	check 7.3-proposal-alone sh "$TOP/scripts/tests/proposal-alone.sh"
+	check 7.3-build-stock "$TOP/scripts/build-kernel.sh" stock
+	check 7.3-build-patched "$TOP/scripts/build-kernel.sh" patched
+fi
+export LINUX=6.12
 [ "${1:-}" = --no-guests ] && finish
 
 check harness-guest-faults sh "$TOP/scripts/tests/guest-faults.sh"
@@ -179,4 +200,19 @@ blk="-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0"
 boot patched-robust-2cpu -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
 boot patched-robust-4cpu -k "$K/patched.bzImage" -c 4 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
 boot patched-governor-ab -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "$ft cpuidle.governor=menu guest.args=governor"
+
+# The 7.3 kernels: the stock one with 7.3's menu and its KUnit suites; the
+# patched one's path (no governor runs) and suites; 7.3's menu and teo
+# compiled into the replay choose as the 7.3 stock kernel did on traces
+# recorded in this run (the other governor is each one's control).
+export LINUX=7.3
+K73=$TOP/build/7.3/kernels
+boot 7.3-stock-menu-1cpu -k "$K73/stock.bzImage" -c 1 -d cpuidle_emu -g menu -a "cpuidle.governor=menu"
+kunit 7.3-stock-menu-1cpu stock
+boot 7.3-patched-2cpu -k "$K73/patched.bzImage" -c 2 -d cpuidle_emu -g sched_idle -r path-check -a "$ft guest.args=sched"
+control control-7.3-path-governor-on-patched 'FAIL: path-check governor' \
+	sh "$G/path-check.sh" --judge "$T/7.3-patched-2cpu/results" governor
+kunit 7.3-patched-2cpu patched
+check 7.3-replay-governors-boot env INITRD="$I" sh "$TOP/scripts/tests/replay-gov.sh" "$T/7.3-replay-gov-boot"
+export LINUX=6.12
 finish

@@ -7,15 +7,12 @@
 # missing, a crash, a failure or too few tests fail the check.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+. "$TOP/scripts/lib.sh"
 kernel=${1:?usage: kunit-check.sh stock|patched CONSOLE}
 log=${2:?usage: kunit-check.sh stock|patched CONSOLE}
 [ -s "$log" ] || { echo "FAIL: no console log $log"; exit 1; }
 
-# series_patches: the patches KERNEL carries, in order.  lib.sh sets TOP
-# from $0, one level too high for this script: set it again.
-. "$TOP/scripts/lib.sh"
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
+# series_patches: the patches KERNEL carries, in order
 files=
 for p in $(series_patches "$kernel" "$SERIES_DIR/series"); do
 	[ -f "$SERIES_DIR/$p" ] || { echo "FAIL: series/series names $p, which is missing"; exit 1; }

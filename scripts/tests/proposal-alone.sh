@@ -9,7 +9,7 @@
 #   proposal-alone.sh --judge PATCH...   only the names, on these patches
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+. "$TOP/scripts/lib.sh"
 WORDS='cpuidle_cost|cpuidle_emu|CPUIDLE_EMU|CPUIDLE_COST|hpet_irqgen|trace_sched_idle|trace_irq_predict|CREATE_TRACE_POINTS|IRQ_PREDICT_RFC|irq_predict_rule|sched_idle_rule|\bsched_idle_learn\b|debugfs'
 
 judge() { # PATCH...: the lines they add name no test infrastructure
@@ -32,7 +32,7 @@ S=$SERIES_DIR/series
 before=$(awk '/^# ---- patched/ { exit } /^#/ || /^[[:space:]]*$/ { next } { print }' "$S")
 proposal=$(awk '/^# ---- patched/ { n++; next } /^# ---- / { if (n) exit; next }
 	/^#/ || /^[[:space:]]*$/ { next } n == 1 { print }' "$S")
-[ -n "$proposal" ] || { echo "FAIL: series/series has no '# ---- patched' group"; exit 1; }
+[ -n "$proposal" ] || { echo "FAIL: $SD/series has no '# ---- patched' group"; exit 1; }
 set --
 for p in $proposal; do set -- "$@" "$SERIES_DIR/$p"; done
 judge "$@"

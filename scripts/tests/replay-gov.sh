@@ -18,6 +18,8 @@
 #       SAVE=1; seconds; what `make test` runs) instead of booting the
 #       stock kernel (two -icount boots, about 5 minutes; needs
 #       build/kernels/stock.bzImage; INITRD=FILE uses that image).
+# LINUX=7.3: the 7.3 tree's stock kernel, governors and traces
+# (idle-loop/tests/gov-traces-7.3/).
 # Why 95%: the rest is kernel state no event shows (docs/design.md); a
 # change of the replay, the shims or the tree's governors that costs more
 # than a few points of menu's share is a regression to look at.  The
@@ -27,18 +29,24 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fixtures=0
 [ "${1:-}" = -f ] && { fixtures=1; shift; }
-o=${1:-$top/build/test/replay-gov}
+# the tree (LINUX, as the Makefile's): its kernels, its governors, its
+# traces
+case ${LINUX:-6.12} in
+6.12) b=$top/build fx=$top/idle-loop/tests/gov-traces ;;
+7.3) b=$top/build/7.3 fx=$top/idle-loop/tests/gov-traces-7.3 ;;
+*) echo "FAIL: LINUX=$LINUX: the trees are 6.12 and 7.3"; exit 1 ;;
+esac
+o=${1:-$b/test/replay-gov}
 min=${MIN_MATCH:-95}
 min_n=${MIN_ENTRIES:-1000}
-fx=$top/idle-loop/tests/gov-traces
 make -s -C "$top/idle-loop" >/dev/null || { echo "FAIL: building idle-loop/replay"; exit 1; }
-replay=$top/build/idle-loop/replay
+replay=$b/idle-loop/replay
 mkdir -p "$o"
 ev=power:cpu_idle,irq:irq_handler_entry,timer:hrtimer_start,timer:hrtimer_cancel,timer:hrtimer_expire_entry
 ev=$ev,timer:timer_start,timer:timer_cancel,timer:timer_expire_entry
 
 record() { # record GOV: boot the stock kernel with GOV, record in the guest
-	k=$top/build/kernels/stock.bzImage
+	k=$b/kernels/stock.bzImage
 	[ -f "$k" ] || { echo "FAIL: build the stock kernel first"; exit 1; }
 	"$top/guest-image/run-qemu.sh" -k "$k" -i "$img" -o "$o/$1/guest" -c 2 -d cpuidle_emu \
 		-g "$1" -I 0 -t 900 -q 300 -r record-check -x "-global hpet.timers=8" \
