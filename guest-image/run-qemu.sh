@@ -8,6 +8,7 @@
 #          [-x "QEMU ARGS"]
 #   -r RUN       guest script to run (/scripts/RUN.sh), default smoke
 #   -d/-g        current_driver / current_governor the guest must see
+#                (-d cpuidle_emu also asks for it: cpuidle_emu.enable=1)
 #   -e LINE      a line the console must show (repeatable; judge.sh)
 #   -S           interactive: the console on this terminal (quit: Ctrl-A x),
 #                no deadline, no verdict (`make shell`)
@@ -101,7 +102,11 @@ kb=$(free_kb)
 cp "$vars" "$out/ovmf-vars.fd" 2>/dev/null ||
 	{ rm -rf "$out"; die "$out: cannot copy the OVMF variables (file system full?)"; }
 
-cmdline="console=ttyS0,115200 panic=-1 guest.run=$run $append"
+# the emulated idle states register only when asked (before the caller's
+# arguments, which may turn them off again)
+emu=
+[ "$driver" != cpuidle_emu ] || emu=cpuidle_emu.enable=1
+cmdline="console=ttyS0,115200 panic=-1 guest.run=$run${emu:+ $emu} $append"
 [ -n "$driver" ] && cmdline="$cmdline guest.driver=$driver"
 [ -n "$governor" ] && cmdline="$cmdline guest.governor=$governor"
 cpu=max vser=virtio-serial-pci,id=vser0
