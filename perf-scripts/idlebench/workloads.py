@@ -10,10 +10,14 @@ guest-image/guest/bench.sh from the Cell and these records.
 import os
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILTIN = os.path.join(TOP, "perf-scripts", "workloads.toml")
+# the corpus of real recordings: RECORDINGS/NAME/workload.toml (workload
+# rec_NAME) and its how line (perf-scripts/record-load.sh writes both;
+# idlebench/recordings.py checks them)
+RECORDINGS = os.path.join(TOP, "perf-scripts", "recordings")
 TIMINGS = ("icount", "real")
 TRAFFIC_MODES = ("periodic", "two", "burst", "poisson")
 PROBE_US = 10100
@@ -74,6 +78,7 @@ class Workload:
     gen: tuple = ()
     traffic: Traffic = None
     lists: str = ""         # the lists file (absolute path), or none
+    recording: str = ""     # a real recording's how line (RECORDINGS), or none
 
     def list_refs(self):
         """The list names its gen lines name (intervals_us=@NAME), in order."""
@@ -254,10 +259,31 @@ def load(path):
     return out
 
 
+def corpus(root=RECORDINGS):
+    """{name: Workload} of the real recordings under root, by folder name,
+    each with its how line as recording."""
+    out = {}
+    for d in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        f = os.path.join(root, d, "workload.toml")
+        if not os.path.isfile(f):
+            continue
+        try:
+            with open(os.path.join(root, d, "how")) as h:
+                how = h.read().strip()
+        except OSError:
+            how = ""
+        if not how:
+            raise WorkloadError(f"{f}: a recording without its how line ({d}/how)")
+        for name, w in load(f).items():
+            out[name] = replace(w, recording=how)
+    return out
+
+
 def table(extra=None):
-    """The built-in workloads, then those of the file extra (which may
-    replace a built-in one of the same name)."""
+    """The built-in workloads, the real recordings (corpus()), then those
+    of the file extra (which may replace one of the same name)."""
     t = load(BUILTIN)
+    t.update(corpus())
     if extra:
         t.update(load(extra))
     return t

@@ -1,0 +1,150 @@
+"""The corpus of real recordings (perf-scripts/recordings/, idlebench/
+recordings.py): every entry parses, lasts long enough, holds enough device
+interrupts on some CPU, stays small, and its workload is the replay of its
+trace, in the bench's workload table; there are enough entries.  The
+controls: the same check fails on an entry trimmed in time, emptied,
+thinned of interrupts, padded beyond the size, with a list cut, or
+without its how line."""
+import contextlib
+import io
+import lzma
+import os
+import shutil
+import tempfile
+import unittest
+
+from common import HERE  # noqa: F401  (perf-scripts/ on the path)
+from idlebench import arrivals, recordings, workloads
+
+
+def entries():
+    return recordings.entries()
+
+
+class CorpusTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.checked = {}
+        for path in entries():
+            try:
+                cls.checked[path] = recordings.check(path)
+            except recordings.CorpusError as e:
+                cls.checked[path] = e
+
+    def test_entries(self):
+        self.assertGreaterEqual(len(self.checked), recordings.MIN_ENTRIES,
+                                f"{workloads.RECORDINGS}: fewer entries than the corpus asks")
+        for path, e in self.checked.items():
+            with self.subTest(entry=os.path.basename(path)):
+                self.assertIsInstance(e, recordings.Entry, str(e))
+                self.assertGreaterEqual(e.seconds, recordings.MIN_SECONDS)
+                self.assertGreaterEqual(max(e.cpu_irqs.values()), recordings.MIN_CPU_IRQS)
+
+    def test_in_the_table(self):
+        """Each entry is a workload of the bench's table, marked a recording
+        with its how line, not in the default matrix; no built-in one is."""
+        table = workloads.table()
+        for e in self.checked.values():
+            if not isinstance(e, recordings.Entry):
+                continue        # test_entries says why
+            w = table.get(e.workload)
+            self.assertIsNotNone(w, f"{e.workload} is not in workloads.table()")
+            self.assertEqual(w.recording, e.how)
+            self.assertTrue(w.device)
+            self.assertFalse(w.default)
+        for name, w in workloads.load(workloads.BUILTIN).items():
+            self.assertEqual(table[name].recording, "", name)
+
+    def test_command_line(self):
+        """python3 -m idlebench.recordings: 0 on the corpus, 1 on a spoiled entry."""
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(recordings.main(entries()[:1]), 0)
+            self.assertEqual(recordings.main([os.path.join(workloads.RECORDINGS, "none")]), 1)
+        self.assertIn("FAIL", out.getvalue())
+
+
+class ControlTest(unittest.TestCase):
+    """The check on a copy of one entry, spoiled in one way each: it must fail."""
+
+    def setUp(self):
+        es = entries()
+        if not es:
+            self.fail(f"no entry under {workloads.RECORDINGS} to spoil")
+        self.tmp = tempfile.mkdtemp()
+        # the smallest trace: quickest to spoil and check again
+        self.src = min(es, key=lambda d: os.path.getsize(os.path.join(d, "trace.txt.xz")))
+        self.dir = os.path.join(self.tmp, os.path.basename(self.src))
+        shutil.copytree(self.src, self.dir)
+        recordings.check(self.dir)      # the copy itself passes
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def trace(self):
+        with lzma.open(os.path.join(self.dir, "trace.txt.xz"), "rt") as f:
+            return f.read().splitlines(keepends=True)
+
+    def write_trace(self, lines):
+        with lzma.open(os.path.join(self.dir, "trace.txt.xz"), "wt") as f:
+            f.writelines(lines)
+
+    def fails(self, pattern):
+        with self.assertRaisesRegex(recordings.CorpusError, pattern):
+            recordings.check(self.dir)
+
+    def test_trimmed(self):
+        """The trace cut to the first part of MIN_SECONDS: too short."""
+        lines = self.trace()
+        rec = arrivals.parse("".join(lines))
+        cut = rec.start_ns + recordings.MIN_SECONDS * 10**9 // 2
+        keep = [x for x in lines
+                if (m := arrivals._LINE.search(x)) is None
+                or int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0")) < cut]
+        self.write_trace(keep)
+        self.fails("lasts")
+
+    def test_empty(self):
+        self.write_trace([])
+        self.fails("no irq_handler_entry")
+
+    def test_thinned(self):
+        """Every device interrupt but a few dropped, the span kept: too few."""
+        lines, seen, out = self.trace(), 0, []
+        for x in lines:
+            if "irq_handler_entry" in x:
+                seen += 1
+                if seen >= recordings.MIN_CPU_IRQS // 2:
+                    continue
+            out.append(x)
+        self.write_trace(out)
+        self.fails("device interrupts on a CPU")
+
+    def test_too_big(self):
+        with open(os.path.join(self.dir, "padding"), "wb") as f:
+            f.write(b"\0" * (recordings.MAX_ENTRY_BYTES + 1))
+        self.fails("bytes")
+
+    def test_list_cut(self):
+        """A list one interval short: not the replay of the trace."""
+        p = os.path.join(self.dir, "workload.lists")
+        with open(p) as f:
+            lines = f.read().splitlines()
+        n = next(i for i, x in enumerate(lines) if not x.startswith("#"))   # s0, the busiest
+        lines[n] = lines[n][:lines[n].rindex(",")]
+        with open(p, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.fails("not what trace2workload.py makes")
+
+    def test_no_how(self):
+        os.remove(os.path.join(self.dir, "how"))
+        self.fails("missing how")
+
+    def test_how_not_one_line(self):
+        with open(os.path.join(self.dir, "how"), "w") as f:
+            f.write("recorded here\n")
+        self.fails("one line")
+
+
+if __name__ == "__main__":
+    unittest.main()
