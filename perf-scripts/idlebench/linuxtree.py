@@ -15,3 +15,16 @@ if LINUX not in TREES:
 SHARED = os.path.join(TOP, "build")           # the image, udpgen
 BUILD = os.path.join(TOP, TREES[LINUX][0])    # kernels, runs
 RESULTS = os.path.join(TOP, "docs", TREES[LINUX][1])
+
+
+def describe():
+    """The tree's pin as config.mk states it: "Debian linux-source-7.3
+    7.3.4-1~bpo13+1" (the 7.3 names carry a LINUX_7.3_ prefix there)."""
+    pre = "LINUX_" if LINUX == "6.12" else f"LINUX_{LINUX}_"
+    pins = {}
+    with open(os.path.join(TOP, "config.mk")) as f:
+        for line in f:
+            k, sep, v = line.partition(":=")
+            if sep:
+                pins[k.strip()] = v.strip()
+    return "Debian %s %s" % (pins.get(pre + "DEB_PACKAGE", "?"), pins.get(pre + "DEB_VERSION", "?"))

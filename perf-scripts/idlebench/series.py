@@ -15,10 +15,12 @@ import hashlib
 import os
 import re
 
+from . import linuxtree
 from .configs import CONFIGS
 from .workloads import TOP
 
-SERIES = os.path.join(TOP, "series")
+# the tree's series: series/ (6.12) or series-7.3/ (LINUX=7.3)
+SERIES = os.path.join(TOP, "series" if linuxtree.LINUX == "6.12" else "series-" + linuxtree.LINUX)
 KINDS = ("stock", "patched")
 # the series each kernel image of the configuration table is built from
 # (the debug kernel is the patched tree with debug options)

@@ -5,7 +5,7 @@ import os
 import platform
 import subprocess
 
-from .. import cells, cost, lateness, series
+from .. import cells, cost, lateness, linuxtree, series
 from ..configs import CONFIGS
 from ..workloads import PROBE_US, TOP
 
@@ -95,7 +95,8 @@ def kernel_lines(ks, checkout, releases):
     if checkout.get("error"):
         mine = f"the checkout's series/ cannot be read: {checkout['error']}"
     else:
-        mine = "the checkout's series/: " + ", ".join(f"{k} {checkout[k]}" for k in series.KINDS)
+        mine = (f"the checkout's {os.path.basename(series.SERIES)}/: "
+                + ", ".join(f"{k} {checkout[k]}" for k in series.KINDS))
     L = ["- Kernels, each with the series it was built from (its boot line's "
          f"`@series-ID`, perf-scripts/idlebench/series.py; {mine}):"]
     for image, k in series.ordered(ks):
@@ -199,6 +200,8 @@ def header(runs, works, vcpus, configs, bench, last, skipped, ks, checkout):
     L.append(f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}")
     L.append(f"- Host: {host}")
     L.append(f"- QEMU: {qemu}, OVMF, q35, emulated idle driver cpuidle_emu")
+    L.append(f"- Tree: Linux {linuxtree.LINUX} ({linuxtree.describe()}); menu and teo are "
+             "that tree's own")
     L.extend(kernel_lines(ks, checkout, releases))
     L.append(f"- Configurations run: {', '.join(cfgs_run) or 'none'}; "
              f"not run: {', '.join(c for c in configs if c not in cfgs_run) or 'none'}")
