@@ -15,6 +15,7 @@ import unittest
 
 from common import HERE  # noqa: F401  (perf-scripts/ on the path)
 from idlebench import arrivals, recordings, workloads
+from idlebench.report import tables
 
 
 def entries():
@@ -144,6 +145,53 @@ class ControlTest(unittest.TestCase):
         with open(os.path.join(self.dir, "how"), "w") as f:
             f.write("recorded here\n")
         self.fails("one line")
+
+
+class HeadlineTest(unittest.TestCase):
+    """The headline's row "real recordings": the geometric mean of sched's
+    ratio to the better governor over the recordings, none without them."""
+
+    @staticmethod
+    def runs(ratios):
+        """{(w, 2): {config: [metrics]}}: sched's miss_rate and power_mw at
+        ratio r of menu's (teo worse), per workload."""
+        out = {}
+        for w, r in ratios.items():
+            gov = {"miss_rate": 0.2, "power_mw": 100.0, "model_power_mw": 100.0,
+                   "oracle_power_mw": 90.0}
+            out[(w, 2)] = {
+                "menu": [dict(gov)] * 2,
+                "teo": [{k: v * 2 for k, v in gov.items()}] * 2,
+                "sched": [{**{k: v * r for k, v in gov.items()},
+                           "oracle_power_mw": 90.0}] * 2}
+        return out
+
+    def row(self, lines):
+        return [x for x in lines if x.startswith("| **real recordings**")]
+
+    def test_row(self):
+        runs = self.runs({"rec_a": 0.5, "rec_b": 2.0, "dev": 0.1})
+        rec = {"rec_a", "rec_b"}.__contains__
+        lines = tables.headline(runs, ["rec_a", "rec_b", "dev"], lambda w: True,
+                                recording=rec)
+        row = self.row(lines)
+        self.assertEqual(len(row), 1, lines)
+        cells = [c.strip() for c in row[0].strip("|").split("|")]
+        self.assertIn("(2, geometric mean)", cells[0])
+        # misprediction: sqrt(0.5 * 2.0) = 1.00, above the 0.7 target
+        self.assertEqual(cells[1], "1.00 MISS")
+        self.assertEqual(cells[2], "1.00 ok")
+        # control: the generated workload alone would pass; it is not counted
+        alone = self.row(tables.headline(runs, ["dev", "rec_a"], lambda w: True,
+                                         recording=rec))
+        self.assertEqual([c.strip() for c in alone[0].strip("|").split("|")][1], "0.50 ok")
+
+    def test_no_row(self):
+        """Control: without recordings (or without recording()), no row."""
+        runs = self.runs({"rec_a": 0.5, "dev": 0.1})
+        self.assertEqual(self.row(tables.headline(runs, ["rec_a", "dev"], lambda w: True)), [])
+        self.assertEqual(self.row(tables.headline(runs, ["dev"], lambda w: True,
+                                                  recording=lambda w: False)), [])
 
 
 if __name__ == "__main__":

@@ -136,7 +136,8 @@ def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
     # letter quotes (scripts/export-series.sh)
     L.extend(tables.headline(runs, works,
                              lambda w: w in workloads and workloads[w].device,
-                             series.warning(ks, checkout)))
+                             series.warning(ks, checkout),
+                             lambda w: w in workloads and bool(workloads[w].recording)))
     L.append(f"- {cost_verdict or 'selection cost per idle entry, all-in: no verdict (needs the cost boots of sched and teo)'}"
              " (details in \"Selection cost per idle entry\").\n")
     L.extend(oracle.section(runs))

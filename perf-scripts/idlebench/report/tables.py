@@ -1,5 +1,6 @@
 """The report's tables: per workload and vCPU count, the headline against
 the targets, the selection cost, the noise comparison."""
+import math
 import os
 
 from .. import cells, cost, parse, stats
@@ -95,12 +96,14 @@ def target_prose():
     return ", ".join(parts)
 
 
-def headline(runs, works, device, warning=None):
+def headline(runs, works, device, warning=None, recording=None):
     """The summary table: sched against the better of menu and teo on 2
     vCPUs, per workload, with the targets marked met or missed.
     device(w): whether workload w is driven by a device (Workload.device).
     warning: the section's first line when given (series.warning(): a
-    kernel that is not the checkout's series/)."""
+    kernel that is not the checkout's series/).  recording(w): whether w
+    replays a real recording (Workload.recording); their ratios are also
+    summed up in a row "real recordings" (recordings_row)."""
     L = ["## Headline (2 vCPUs)\n"] + ([warning] if warning else []) + [
          "sched's mean divided by the better (lower) mean of menu and teo; `ok` "
          f"where the target holds ({target_prose()} on "
@@ -111,6 +114,7 @@ def headline(runs, works, device, warning=None):
          "are in the per-workload tables below.\n",
          "| workload | misprediction | power | power / oracle | cyclictest p99 | "
          "perf sched p99 | device irq lateness p99 |", "|---|---|---|---|---|---|---|"]
+    real = {}      # {metric key, or "oracle": [ratio per real recording]}
     for w in works:
         g = runs.get((w, 2))
         if not g or not g.get("sched"):
@@ -132,6 +136,8 @@ def headline(runs, works, device, warning=None):
                 ratio = stats.mean(ours) / best
             sig = "*" if "*" in compare(ours, best_vals)[1][1] else ""
             row.append(f"{ratio:.2f}{sig} {'ok' if ratio <= lim else 'MISS'}")
+            if recording and recording(w.split("@")[0]):
+                real.setdefault(key, []).append(ratio)
             if key == "power_mw":
                 # the trace's own charge over the oracle's, on the same idle
                 # periods and span: the measured power also holds the
@@ -141,11 +147,46 @@ def headline(runs, works, device, warning=None):
                 if mod and orc and stats.mean(orc):
                     r = stats.mean(mod) / stats.mean(orc)
                     row.append(f"{r:.2f} {'ok' if r <= ORACLE_TARGET else 'MISS'}")
+                    if recording and recording(w.split("@")[0]):
+                        real.setdefault("oracle", []).append(r)
                 else:
                     row.append("n/a")
         L.append(f"| {w} | " + " | ".join(row) + " |")
+    if real:
+        L.extend(recordings_row(real))
     L.append("")
     return L
+
+
+def recordings_row(real):
+    """The headline's row "real recordings": per metric, the geometric mean
+    of sched's ratio over the real recordings that have one (the device
+    targets; the plain mean when a ratio is 0 or infinite), then a line that
+    says how many recordings each mean is over and the worst one."""
+    cells, worst = [], []
+    for key, name, limit in TARGETS + [("oracle", "power / oracle", ORACLE_TARGET)]:
+        rs = real.get(key, [])
+        if not rs:
+            cells.append((key, "n/a"))
+            continue
+        if all(0 < r < math.inf for r in rs):
+            g = math.exp(sum(math.log(r) for r in rs) / len(rs))
+        else:       # a 0 or an infinite ratio has no logarithm
+            g = stats.mean(rs)
+        cells.append((key, f"{g:.2f} {'ok' if g <= limit else 'MISS'}"))
+        worst.append(f"{name} {max(rs):.2f}x ({len(rs)})")
+    order = [k for k, _n, _l in TARGETS]
+    order.insert(2, "oracle")
+    text = dict(cells)
+    n = max(len(v) for v in real.values())
+    return [f"| **real recordings** ({n}, geometric mean) | "
+            + " | ".join(text[k] for k in order) + " |",
+            "",
+            "Real recordings (perf-scripts/recordings/, a machine recorded while a "
+            "user's load ran, its device interrupts replayed arrival by arrival): the "
+            "row above is the geometric mean of sched's ratio over them, held to the "
+            "device targets; the worst single recording per metric (and how many "
+            "recordings had it): " + ", ".join(worst) + "."]
 
 
 
