@@ -4,17 +4,19 @@
 # debug.config) and rcutorture built in.  Stages: "bench", every bench
 # workload once on it (2 vCPUs); "torture", booted on 2 and 4 vCPUs
 # under rcutorture and the robust.sh churn, then a kmemleak scan;
-# "busted", the control that rcutorture's verdict can fail.  Any splat
+# "busted", the control that rcutorture's verdict can fail; "each", every
+# prefix of the series builds (scripts/build-each-patch.sh: what make test
+# checks on 6.12 and leaves to this script on 7.3).  Any splat
 # fails a boot (run-qemu.sh's console scan).  Same output convention as
 # test.sh.  Not part of `make test`: the debug kernel alone takes longer
 # to build than CI's budget allows next to the rest.
-# Usage: [STAGES="bench torture busted"] scripts/test-robust.sh [SECONDS]
+# Usage: [LINUX=7.3] [STAGES="bench torture busted each"] scripts/test-robust.sh [SECONDS]
 #        scripts/test-robust.sh --judge RUNDIR   (a kept torture run, judged again)
 set -eu
 . "$(dirname "$0")/lib.sh"
 secs=${1:-30}
-# STAGES: a subset of "bench torture busted" (default: all three).
-stages=${STAGES:-bench torture busted}
+# STAGES: a subset of "bench torture busted each" (default: all four).
+stages=${STAGES:-bench torture busted each}
 want() { case " $stages " in *" $1 "*) return 0 ;; esac; return 1; }
 T=$BUILD/test-robust
 # Only the stages asked for start over; the others' logs are kept.
@@ -68,6 +70,7 @@ if [ "${1:-}" = --judge ]; then
 	exit
 fi
 run tree "$TOP/scripts/tree.sh"
+! want each || run series-builds "$TOP/scripts/build-each-patch.sh"
 run build-debug "$TOP/scripts/build-kernel.sh" patched debug.config
 run image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
 disk=$T/disk.img
