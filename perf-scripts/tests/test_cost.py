@@ -79,3 +79,25 @@ class ProbeTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class StockFloorTest(unittest.TestCase):
+    """The floor subtracted from sched's stamp: the stock kernel's span, or
+    nothing when the stock kernel's interrupt path has none (7.3)."""
+
+    def pooled(self, irq_ns, irqs):
+        return {"irq_ns": irq_ns, "irqs": irqs}
+
+    def test_span_of_the_stock_kernel(self):
+        from idlebench.report.tables import stock_floor
+        costs = {"menu": {"dev2": self.pooled(10.0, 500)}, "teo": {"dev2": self.pooled(14.0, 480)}}
+        self.assertEqual(stock_floor(costs, "dev2"), 12.0)
+
+    def test_no_span_in_the_stock_kernel(self):
+        from idlebench.report.tables import stock_floor
+        costs = {"menu": {"dev2": self.pooled(None, 0)}, "teo": {"dev2": self.pooled(None, 0)}}
+        self.assertEqual(stock_floor(costs, "dev2"), 0.0)
+
+    def test_control_not_measured(self):
+        from idlebench.report.tables import stock_floor
+        self.assertIsNone(stock_floor({"menu": {}}, "dev2"))

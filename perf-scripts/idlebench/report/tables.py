@@ -199,12 +199,19 @@ STOCK = {n for n, c in ALL_CONFIGS.items() if c.kernel == ALL_CONFIGS["menu"].ke
 
 
 def stock_floor(costs, w):
-    """The stock kernel's span around its empty record_irq_time() on workload
-    w: the mean of menu's and teo's pooled stamp per interrupt (costs
-    {config: {workload: pooled summary}}); None when neither has one."""
+    """The stock kernel's span around its empty stamp on workload w (6.12:
+    record_irq_time(), compiled in but off): the mean of menu's and teo's
+    pooled stamp per interrupt (costs {config: {workload: pooled
+    summary}}); 0 when their boots counted no such span at all (7.3's stock
+    kernel has no stamp in its interrupt path, so nothing to subtract);
+    None when neither was measured."""
     st = [costs[g][w]["irq_ns"] for g in ("menu", "teo")
           if w in costs.get(g, {}) and costs[g][w]["irq_ns"] is not None]
-    return sum(st) / len(st) if st else None
+    if st:
+        return sum(st) / len(st)
+    if any(w in costs.get(g, {}) and not costs[g][w]["irqs"] for g in ("menu", "teo")):
+        return 0.0
+    return None
 
 
 def _range(k, key):
@@ -290,8 +297,9 @@ def cost_section(costs):
                    + f": target 'at or below teo's', on the all-in figure, "
                      f"{'met' if met else 'MISSED'}")
         L.append(f"\nTarget: {verdict}.")
-    # per interrupt: the stock kernel has no stamp (record_irq_time() is
-    # empty without CONFIG_IRQ_TIMINGS), so its span is the noise floor
+    # per interrupt: the stock kernel has no stamp (6.12's record_irq_time()
+    # is empty without CONFIG_IRQ_TIMINGS; 7.3 has none), so its span, if
+    # any, is the noise floor
     added = []
     for w in cost.COST_WORKLOADS:
         floor = stock_floor(stock, w)
