@@ -413,7 +413,10 @@ def main(argv=None):
         dest = (os.path.join(TOP, "docs", os.path.basename(RESULTS))
                 if in_runs(run) and not report.load_only(run)
                 else os.path.join(run, "report", "results.md"))
-        report.build(run, dest, os.path.join(BUILD, "bench-noise"), table)
+        bad = report.build(run, dest, os.path.join(BUILD, "bench-noise"), table)
+        if bad:
+            die(f"{bad} oracle violation{'s' if bad > 1 else ''}: the oracle or the energy "
+                f"model is wrong ({os.path.relpath(dest, TOP)}, \"Oracle violations\")")
 
 
 if __name__ == "__main__":

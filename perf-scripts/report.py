@@ -42,7 +42,10 @@ def main(argv=None):
         sys.exit(f"report: error: {e}")
     out = a.out or (os.path.join(run, "report", "results.md") if report.load_only(run)
                     else linuxtree.RESULTS)
-    report.build(run, out, a.noise, table)
+    bad = report.build(run, out, a.noise, table)
+    if bad:
+        sys.exit(f"report: error: {bad} oracle violation{'s' if bad > 1 else ''} "
+                 f"(\"Oracle violations\" in {out})")
 
 
 if __name__ == "__main__":

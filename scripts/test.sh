@@ -67,6 +67,12 @@ for k in x % mW ns workload metric; do
 		python3 "$TOP/scripts/tests/figures.py" --control "$k"
 done
 check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests"
+# the bench's oracle checks (a violation fails bench.py and report.py) on a
+# committed bench trace; the control: the fit rule, the oracle before it
+# was the energy minimum, must be caught above the kernel's own states
+check oracle python3 "$TOP/scripts/tests/oracle-check.py"
+control control-oracle-fit 'oracle above the kernel.s own state' \
+	python3 "$TOP/scripts/tests/oracle-check.py" --control
 
 # The series: style, then every prefix of it builds.
 cp=$BUILD/linux/scripts/checkpatch.pl

@@ -226,21 +226,28 @@ class ReportTest(unittest.TestCase):
         return energy.trace_metrics(text, "t", SKX, 2, **kw)
 
     def test_none(self):
-        L = report_oracle.section(self.runs())
+        L = report_oracle.section(self.runs())[0]
         self.assertEqual(L[0], "## Oracle violations\n")
         self.assertIn("- none: 1 runs checked.", L)
 
     def test_violation_listed(self):
         wrong = self.metrics(random_trace(1), oracle=fit_state)
-        L = report_oracle.section(self.runs(**{"menu-2cpu-icount-r2": wrong}))
+        L = report_oracle.section(self.runs(**{"menu-2cpu-icount-r2": wrong}))[0]
         self.assertIn("**1 violation in 2 checked runs:**\n", L)
         row = [x for x in L if x.startswith("| menu-2cpu-icount-r2 | dev |")]
         self.assertEqual(len(row), 1)
         self.assertIn(f"{wrong['oracle_energy_mj']:.6g}", row[0])
         self.assertFalse(any(x.startswith("- none") for x in L))
 
+    def test_violations_counted(self):
+        # what bench.py and report.py exit 1 on
+        self.assertEqual(report_oracle.violations(self.runs()), [])
+        wrong = self.metrics(random_trace(1), oracle=fit_state)
+        bad = report_oracle.violations(self.runs(**{"menu-2cpu-icount-r2": wrong}))
+        self.assertEqual([(c, w) for c, w, _m, _x in bad], [("menu-2cpu-icount-r2", "dev")])
+
     def test_nothing_checked(self):
-        L = report_oracle.section({("rtc", 2): {"menu": [{"power_mw": 1.0}]}})
+        L = report_oracle.section({("rtc", 2): {"menu": [{"power_mw": 1.0}]}})[0]
         self.assertTrue(any(x.startswith("- no run could be checked") for x in L))
         self.assertIn("- 1 runs without a trace or the driver's model: not checked.", L)
 

@@ -109,13 +109,15 @@ def build_load(bench, out, workloads, loads, failed, series_dir=series.SERIES):
 
 
 def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
-    """Write the report of bench to out (plots next to it in plots/).
-    series_dir: the checkout's series/, against which the kernels' series
+    """Write the report of bench to out (plots next to it in plots/);
+    returns how many oracle violations it lists (report/oracle.py), 0 for
+    a cost-load run.  series_dir: the checkout's series/, against which the kernels' series
     ids are told (idlebench/series.py)."""
     costs, loads = {}, {}
     runs, failed = load(bench, workloads, costs, loads)
     if load_only(bench):
-        return build_load(bench, out, workloads, loads, failed, series_dir)
+        build_load(bench, out, workloads, loads, failed, series_dir)
+        return 0
     ks, checkout = kernels(bench, series_dir)
     cost_lines, cost_verdict = tables.cost_section(costs)
     pdir = os.path.join(os.path.dirname(os.path.abspath(out)), "plots")
@@ -140,7 +142,8 @@ def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
                              lambda w: w in workloads and bool(workloads[w].recording)))
     L.append(f"- {cost_verdict or 'selection cost per idle entry, all-in: no verdict (needs the cost boots of sched and teo)'}"
              " (details in \"Selection cost per idle entry\").\n")
-    L.extend(oracle.section(runs))
+    oracle_lines, violations = oracle.section(runs)
+    L.extend(oracle_lines)
     L.extend(failure_lines(bench, failed))
     losses, noise = [], {}
     for w in works:
@@ -168,3 +171,4 @@ def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
     L.extend(prose.conclusions(noise, losses, runs, skipped, bench))
     atomic_write(out, "\n".join(L) + "\n")
     print(f"report: {out} ({len(made)} plots in {pdir})")
+    return len(violations)

@@ -10,13 +10,20 @@ from ..trace import ParseError
 TEXT = (
     "Every run (one workload of one boot) with a trace and the driver's model is "
     "checked: the oracle's energy is at most that of the states the kernel entered, "
-    "charged by the same formula on the same idle periods (exact), and the oracle's "
+    "charged by the same formula on the same idle periods (exact; it holds by "
+    "construction unless the minimum or the charge in energy.py is wrong, so it "
+    "checks the code, not the model), and the oracle's "
     "power is at most the driver's measured power plus the share of the window "
     "mismatch (the trace's span is not the counters' window: idle time at the "
     "trace's edges, a halt in progress when the counters are first read and the "
     "counters' longer window, each at most active minus the lowest state's power; "
-    "`oracle_tolerance_mw()` in perf-scripts/idlebench/energy.py). A violation "
-    "means the oracle or the energy model is wrong, not that a governor beat it.\n")
+    "`oracle_tolerance_mw()` in perf-scripts/idlebench/energy.py; a loose bound: "
+    "its largest tolerance is below, so it catches only a grossly wrong model). "
+    "A violation means the oracle or the energy model is wrong, not that a governor "
+    "beat it, and fails the run (bench.py and report.py exit 1 after writing the "
+    "report). The oracle bounds its own configuration's runs only: it is computed on "
+    "that configuration's wake times, which another configuration's choices move, so "
+    "one configuration's power can be below another's oracle.\n")
 
 
 def refresh(results, m, model, ncpu):
@@ -42,11 +49,16 @@ def refresh(results, m, model, ncpu):
     return True
 
 
+def violations(runs):
+    """[(cell, workload, metrics, what fails)] of every run of runs."""
+    return section(runs)[1]
+
+
 def section(runs):
-    """runs {(workload, vcpus): {config: [metrics]}} -> the section's lines:
-    each violation with its run and values, or none; how many runs were
-    checked, the largest tolerance and the trace-modelled power against
-    the measured one."""
+    """runs {(workload, vcpus): {config: [metrics]}} -> (the section's
+    lines: each violation with its run and values, or none; how many runs
+    were checked, the largest tolerance and the trace-modelled power
+    against the measured one; the violations)."""
     L = ["## Oracle violations\n", TEXT]
     bad, checked, unchecked, again, tols, ratios = [], 0, 0, 0, [], []
     for (w, v), g in sorted(runs.items()):
@@ -101,4 +113,4 @@ def section(runs):
                  f"min {lo[0]:.3f} ({lo[1]}, {lo[2]}), max {hi[0]:.3f} ({hi[1]}, {hi[2]}), "
                  f"over {len(ratios)} runs.")
     L.append("")
-    return L
+    return L, bad

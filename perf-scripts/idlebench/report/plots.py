@@ -60,30 +60,29 @@ def plot_cdf(group, w, v, pdir, plots):
 def plot_bars(runs, v, works, key, title, pdir, plots, extra=None):
     rows = []
     cols = [c for c in CONFIGS if any(runs.get((w, v), {}).get(c) for w in works)]
-    if extra:
-        cols_x = cols + [extra[0]]
-    else:
-        cols_x = cols
+    # extra (label, key): beside each configuration its own figure of key,
+    # from the same runs (each configuration's oracle is computed on its
+    # own wake times: a mean over configurations is no one's)
+    keys = [(c, key) for c in cols]
+    if extra and any(values(runs.get((w, v), {}), c, extra[1]) for w in works for c in cols):
+        keys = [k for c in cols for k in ((c, key), (c, extra[1]))]
+    cols_x = [c if k == key else f"{c} {extra[0]}" for c, k in keys]
     for w in works:
         g = runs.get((w, v), {})
         vals = []
-        for c in cols:
-            xs = values(g, c, key)
-            vals.append(f"{stats.mean(xs):.6g}" if xs else "NaN")
-        if extra:
-            # the oracle of all configurations' runs of this workload
-            xs = [x for c in cols for x in values(g, c, extra[1])]
+        for c, k in keys:
+            xs = values(g, c, k)
             vals.append(f"{stats.mean(xs):.6g}" if xs else "NaN")
         rows.append(f"{w} " + " ".join(vals))
-    if extra and all(r.split()[-1] == "NaN" for r in rows):
-        cols_x = cols
-        rows = [" ".join(r.split()[:-1]) for r in rows]
     if not cols:
         return None
     data = "\n".join(rows) + "\ne\n"
-    return histogram(os.path.join(pdir, f"{key}-{v}cpu.png"), "900,480", f"{title}, {v} vCPU",
+    paired = len(cols_x) > len(cols)
+    return histogram(os.path.join(pdir, f"{key}-{v}cpu.png"), "1100,480" if paired else "900,480",
+                     f"{title}, {v} vCPU",
                      "set style histogram clustered gap 1\nset xtics rotate by -30\n"
-                     "set grid ytics\nset yrange [0:*]\n", cols_x, data, plots)
+                     "set grid ytics\nset yrange [0:*]\n" + ("set key outside right\n" if paired else ""),
+                     cols_x, data, plots)
 
 
 def plot_residency(runs, v, works, pdir, plots):
@@ -118,6 +117,7 @@ def per_vcpu(runs, v, works, pdir, plots):
     pngs = (plot_residency(runs, v, works, pdir, plots),
             plot_bars(runs, v, works, "miss_rate", "misprediction rate (above+below)/usage",
                       pdir, plots),
-            plot_bars(runs, v, works, "power_mw", "modelled power (mW), oracle from the same runs",
-                      pdir, plots, extra=("oracle (mean of all runs)", "oracle_power_mw")))
+            plot_bars(runs, v, works, "power_mw",
+                      "modelled power (mW), each configuration beside its own oracle",
+                      pdir, plots, extra=("oracle", "oracle_power_mw")))
     return [p for p in pngs if p]
