@@ -40,13 +40,17 @@ others() {
 # setsid: COMMAND leads a process group of its own, stopped as a whole
 setsid sh -c "$cmd" >"$tmp/load.log" 2>&1 &
 pid=$!
-trap 'kill -TERM "-$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+spid=
+trap 'kill -TERM "-$pid" $spid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 sleep "$warm"
 kill -0 "$pid" 2>/dev/null || die "COMMAND ended within ${warm}s: $(tail -1 "$tmp/load.log")"
-also=$(others "$pid")
+# sampled every 2 s for as long as the recording runs
+(while :; do others "$pid"; echo; sleep 2; done) >"$tmp/others" 2>/dev/null &
+spid=$!
 st=0
 sh "$top/perf-scripts/record.sh" "$secs" "$tmp/rec" || st=$?
-also="$also$(others "$pid")"
+kill "$spid" 2>/dev/null || true
+also=$(cat "$tmp/others")
 alive=yes
 kill -0 "$pid" 2>/dev/null || alive=no
 kill -TERM "-$pid" 2>/dev/null || true

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from . import arrivals, workloads
 
-# What the corpus asks of a recording (docs/method.md, "Real
+# What the corpus asks of a recording (perf-scripts/README.md, "Real
 # recordings"): long enough for the governors' histories to turn over
 # many times, and enough device interrupts on one CPU for a source's
 # prediction to be measured, not guessed
