@@ -34,6 +34,8 @@
 #   make disk-boot  the patched package booted from a Debian disk via UEFI
 #   make arm64    the proposal built for arm64, its KUnit suites under AAVMF
 #   make replay-workload-check  a recording's interrupts replayed in a guest
+#   make bench-recordings  the real recordings (perf-scripts/recordings/) in
+#                 the bench; make recordings-table: docs/recordings.md
 #   make image    build/initramfs.cpio
 #   make smoke    boot each kernel once and judge it
 #   make replay   idle-loop/: build the replay tool (its tests:
@@ -114,6 +116,23 @@ bench-cost-load: kernels bench-tools image
 .PHONY: replay-workload-check
 replay-workload-check: kernels image
 	@scripts/tests/replay-workload.sh
+
+# the corpus of real recordings (perf-scripts/recordings/) in the bench:
+# menu, teo and sched on 2 vCPUs, 3 seeds, into $(BUILD)/bench-recordings
+# (its report/results.md; BENCH_ARGS adds to or overrides these); and
+# their open-loop replay, per source, into docs/recordings.md
+REC_EMPTY :=
+REC_COMMA := ,
+RECORDED := $(subst $(REC_EMPTY) $(REC_EMPTY),$(REC_COMMA),$(strip \
+	$(patsubst perf-scripts/recordings/%/workload.toml,rec_%,$(wildcard perf-scripts/recordings/*/workload.toml))))
+.PHONY: bench-recordings recordings-table
+bench-recordings: kernels bench-tools image
+	@python3 perf-scripts/bench.py --workloads $(RECORDED) --configs menu,teo,sched --vcpus 2 \
+		--repeats 3 --no-cost --out $(BUILD)/bench-recordings $(BENCH_ARGS)
+
+recordings-table:
+	@$(MAKE) -s -C idle-loop
+	@python3 idle-loop/corpus_table.py
 
 # Debian packages of both kernels into build/deb/ (scripts/build-deb.sh),
 # and the patched one booted from a Debian disk: OVMF -> GRUB -> kernel
