@@ -55,6 +55,16 @@ G=$TOP/guest-image/guest
 control control-cost-empty 'no enabled line' sh "$G/cost-check.sh" --judge "$T/empty" off
 control control-emu-states-empty 'FAIL: no counts' sh "$G/emu-states.sh" --judge "$T/empty"
 control control-path-no-trace 'FAIL: no trace' sh "$G/path-check.sh" --judge "$T" sched
+# smoke's judge: a registered driver and no cpuidle directory fails
+control control-smoke-no-states 'no cpuidle state' sh "$G/smoke.sh" --judge "$T/empty" cpuidle_emu
+# emu-states' judge with the table's shape (states, CPUs): a complete
+# made-up counts file of 4 states on 2 CPUs passes, with a round cut fails
+awk 'BEGIN { for (k = 1; k < 4; k++) for (s = 0; s < 4; s++) for (c = 0; c < 2; c++)
+	print k, s, c, 10, (s == k ? 20 : 10) }' >"$T/emu-states-made"
+check emu-states-shape sh "$G/emu-states.sh" --judge "$T/emu-states-made" 4 2
+grep -v '^2 ' "$T/emu-states-made" >"$T/emu-states-made-cut"
+control control-emu-states-round-cut 'round 2 missing' \
+	sh "$G/emu-states.sh" --judge "$T/emu-states-made-cut" 4 2
 # every figure quoted in the cover letter, a changelog, docs/ or a README
 # is in a generated table in its context (workload, metric, vCPUs); the
 # self-test holds wrong figures of each kind, and each control adds to the
@@ -66,7 +76,13 @@ for k in x % mW ns workload metric; do
 	control "control-figures-$(echo "$k" | tr % p)" 'control\):.* has no generated source' \
 		python3 "$TOP/scripts/tests/figures.py" --control "$k"
 done
-check perf-scripts python3 -m unittest discover -s "$TOP/perf-scripts/tests"
+# a skipped test fails the check (it ran nothing); the control: a test
+# directory whose one test skips
+check perf-scripts sh "$TOP/scripts/tests/no-skips.sh" "$TOP/perf-scripts/tests"
+mkdir -p "$T/skip-tests"
+printf 'import unittest\n\n\nclass T(unittest.TestCase):\n    @unittest.skip("control")\n    def test_skipped(self):\n        pass\n' \
+	>"$T/skip-tests/test_skip.py"
+control control-perf-scripts-skipped 'tests skipped, not run' sh "$TOP/scripts/tests/no-skips.sh" "$T/skip-tests"
 # the bench's oracle checks (a violation fails bench.py and report.py) on a
 # committed bench trace; the control: the fit rule, the oracle before it
 # was the energy minimum, must be caught above the kernel's own states
@@ -81,6 +97,12 @@ for p in "$TOP"/series/0*.patch; do
 	check "checkpatch-$(basename "$p" | cut -c1-4)" \
 		perl "$cp" --no-tree --strict --quiet "$p"
 done
+# the control: a copy of the first patch with trailing whitespace on its
+# first added line (series/ is never touched)
+p=$(ls "$TOP"/series/0*.patch | grep -v 0000-cover-letter | head -1)
+awk '!done && /^\+[^+]/ { print $0 " "; done = 1; next } { print }' "$p" >"$T/checkpatch-control.patch"
+control control-checkpatch-style 'ERROR: trailing whitespace' \
+	perl "$cp" --no-tree --strict --quiet "$T/checkpatch-control.patch"
 [ "${SKIP_SERIES_BUILDS:-0}" = 1 ] || check series-builds "$TOP/scripts/build-each-patch.sh"
 # the proposal applies to the pinned tree without the test infrastructure
 # and names none of it; the control: the patch of the test kernels' knobs
@@ -167,6 +189,12 @@ f=$T/patched-states/results/emu-states.counts
 	"$f" "$f" >"$T/emu-states-shifted"
 control control-emu-states-shifted 'entered while disabled|never entered' \
 	sh "$G/emu-states.sh" --judge "$T/emu-states-shifted"
+# and with its first round cut, judged with the boot's shape (the states
+# its counts name, its 2 vCPUs): a missing round fails
+n=0
+[ ! -f "$f" ] || { n=$(awk '{ print $2 }' "$f" | sort -u | wc -l); grep -v '^1 ' "$f" >"$T/emu-states-cut"; }
+control control-emu-states-boot-round-cut 'round 1 missing' \
+	sh "$G/emu-states.sh" --judge "$T/emu-states-cut" "$n" 2
 # the predictor's tables: a moved IRQ shows up on its new CPU and expires from
 # the old one's table, a freed one sends no IPI
 boot patched-predict -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r predict-check \

@@ -6,16 +6,20 @@
 # as "K STATE CPU BEFORE AFTER" lines (K: the state left enabled).
 # busted: the control; the round's state is left disabled too, so no
 # state may be entered and the check must fail.
-# emu-states.sh --judge COUNTS: the verdict alone, from a counts file.
+# emu-states.sh --judge COUNTS [STATES CPUS]: the verdict alone, from a
+# counts file; with STATES (states in the table, polling included) and
+# CPUS, also every round 1..STATES-1 and in each round every state on every
+# CPU exactly once.
 set -eu
 
-# judge COUNTS: for every round K, state K moved on some CPU and no other
-# halting state (state 0 polls and may move) moved on any CPU
+# judge COUNTS [STATES CPUS]: for every round K, state K moved on some CPU
+# and no other halting state (state 0 polls and may move) moved on any CPU;
+# with STATES and CPUS, no round, state or CPU missing or repeated
 judge() {
 	[ -s "$1" ] || { echo "FAIL: no counts in $1"; return 1; }
-	awk '
+	awk -v nstates="${2:-0}" -v ncpus="${3:-0}" '
 		NF != 5 || $0 ~ /[^0-9 ]/ { printf "FAIL: %s:%d: not K STATE CPU BEFORE AFTER\n", FILENAME, NR; bad = 1; next }
-		{ k = $1; rounds[k] = 1; d = $5 - $4
+		{ k = $1; rounds[k] = 1; d = $5 - $4; seen[k, $2, $3]++
 		  if ($2 == k) entered[k] += d
 		  else if ($2 != 0 && d != 0) {
 			printf "FAIL: round %d: state%d entered while disabled: +%d on cpu%d\n", k, $2, d, $3
@@ -29,12 +33,23 @@ judge() {
 				else { printf "FAIL: state%d never entered while the only halting state\n", k; bad = 1 }
 			}
 			if (!n) { print "FAIL: no rounds"; bad = 1 }
+			for (k = 1; nstates && k < nstates; k++) {
+				if (!(k in rounds)) { printf "FAIL: round %d missing (%d states)\n", k, nstates; bad = 1; continue }
+				for (s = 0; s < nstates; s++) for (c = 0; c < ncpus; c++)
+					if (seen[k, s, c] != 1) {
+						printf "FAIL: round %d: state%d on cpu%d counted %d times\n", k, s, c, seen[k, s, c]
+						bad = 1
+					}
+			}
+			for (k in rounds) if (nstates && (k < 1 || k >= nstates)) {
+				printf "FAIL: round %d beyond the %d states\n", k, nstates; bad = 1
+			}
 			exit bad
 		}' "$1"
 }
 
 if [ "${1:-}" = --judge ]; then
-	judge "${2:?usage: emu-states.sh --judge COUNTS}"
+	judge "${2:?usage: emu-states.sh --judge COUNTS [STATES CPUS]}" "${3:-}" "${4:-}"
 	exit $?
 fi
 
@@ -69,5 +84,5 @@ for k in $states; do
 	done
 done
 for s in $states; do set_disable "$s" 0; done
-judge "$counts"
+judge "$counts" "$(echo $states | wc -w)" "$(echo $cpus | wc -w)"
 echo "emu-states: ok"
