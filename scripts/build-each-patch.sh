@@ -21,7 +21,7 @@ mkdir -p "$out"
 export CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
 export KBUILD_BUILD_TIMESTAMP='2026-01-01' KBUILD_BUILD_USER=idle KBUILD_BUILD_HOST=guest
 frags=
-for f in base.config stock.config patched.config; do
+for f in tree-$LINUX.config base.config stock.config patched.config; do
 	frags="$frags $TOP/guest-image/configs/$f"
 done
 for c in $(git -C "$TREE" rev-list --reverse base..work); do

@@ -1,9 +1,9 @@
 #!/bin/sh
 # build-kernel.sh KIND: configure and build one guest kernel.
 #   stock   = build/linux-stock (base + test infrastructure), fragments
-#             base.config stock.config
-#   patched = build/linux (the whole series), fragments base.config
-#             stock.config patched.config
+#             tree-$LINUX.config base.config stock.config
+#   patched = build/linux (the whole series), fragments tree-$LINUX.config
+#             base.config stock.config patched.config
 # Output: build/kernels/KIND.bzImage and KIND.config.  The object tree is
 # SRC/.out, inside each worktree, so that both kernels compile the same
 # relative paths and ccache shares every unchanged object between them.
@@ -13,8 +13,8 @@ set -eu
 kind=${1:-}
 extra_frag=${2:-}
 case "$kind" in
-stock) src=$BUILD/linux-stock; frags="base.config stock.config" ;;
-patched) src=$BUILD/linux; frags="base.config stock.config patched.config" ;;
+stock) src=$BUILD/linux-stock; frags="tree-$LINUX.config base.config stock.config" ;;
+patched) src=$BUILD/linux; frags="tree-$LINUX.config base.config stock.config patched.config" ;;
 *) die "usage: build-kernel.sh stock|patched [extra-fragment]" ;;
 esac
 name=$kind

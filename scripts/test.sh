@@ -55,6 +55,11 @@ G=$TOP/guest-image/guest
 control control-cost-empty 'no enabled line' sh "$G/cost-check.sh" --judge "$T/empty" off
 control control-emu-states-empty 'FAIL: no counts' sh "$G/emu-states.sh" --judge "$T/empty"
 control control-path-no-trace 'FAIL: no trace' sh "$G/path-check.sh" --judge "$T" sched
+# robust's churn judge: each churn that could run ran (counts as the churn
+# line prints them); the control: no affinity move on 2 CPUs
+check robust-churn-judge sh "$G/robust.sh" --judge-churn 1 2 virtio0 1 1 1
+control control-robust-no-affinity-move 'FAIL: no affinity move' \
+	sh "$G/robust.sh" --judge-churn 1 2 virtio0 1 0 1
 # smoke's judge: a registered driver and no cpuidle directory fails
 control control-smoke-no-states 'no cpuidle state' sh "$G/smoke.sh" --judge "$T/empty" cpuidle_emu
 # emu-states' judge with the table's shape (states, CPUs): a complete
@@ -110,9 +115,27 @@ check proposal-alone sh "$TOP/scripts/tests/proposal-alone.sh"
 control control-proposal-alone-probes 'names test infrastructure' \
 	sh "$TOP/scripts/tests/proposal-alone.sh" --judge "$(grep -l 'IRQ_PREDICT_RFC' "$TOP"/series/0*.patch | tail -1)"
 
+# The 7.3 tree (LINUX=7.3: series-7.3/, build/7.3/), checks named 7.3-*:
+# fetched and patched, its series' style by 7.3's checkpatch, its proposal
+# alone, both kernels (below).  That every prefix of it builds is make
+# test-robust LINUX=7.3's check (the per-patch builds would take a fresh
+# machine's make test past an hour).
+export LINUX=7.3
+tree73=0
+if check 7.3-tree "$TOP/scripts/tree.sh"; then
+	tree73=1
+	for p in "$TOP"/series-7.3/0*.patch; do
+		case "$p" in *0000-cover-letter*) continue ;; esac
+		check "7.3-checkpatch-$(basename "$p" | cut -c1-4)" \
+			perl "$TOP/build/7.3/linux/scripts/checkpatch.pl" --no-tree --strict --quiet "$p"
+	done
+	check 7.3-proposal-alone sh "$TOP/scripts/tests/proposal-alone.sh"
+fi
+export LINUX=6.12
+
 # every fragment of guest-image/configs resolves for every kernel it is
-# used with (a Kconfig pass, no build); the control: a fragment asking for
-# an option no tree defines and one that x86 cannot set
+# used with, on both trees (a Kconfig pass, no build); the control: a
+# fragment asking for an option no tree defines and one that x86 cannot set
 check config-fragments sh "$TOP/scripts/tests/config-check.sh"
 printf 'CONFIG_NO_SUCH_IDLE_OPTION=y\nCONFIG_KASAN_SW_TAGS=y\n' >"$T/config-bad.config"
 control control-config-fragments 'dropped or changed: CONFIG_NO_SUCH_IDLE_OPTION=y .*CONFIG_KASAN_SW_TAGS=y' \
@@ -122,24 +145,12 @@ check build-stock "$TOP/scripts/build-kernel.sh" stock
 check build-patched "$TOP/scripts/build-kernel.sh" patched
 check touched-w1-sparse "$TOP/scripts/check-touched.sh"
 check image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
-
-# The 7.3 tree (LINUX=7.3: series-7.3/, build/7.3/), checks named 7.3-*:
-# fetched and patched, its series' style by 7.3's checkpatch, its proposal
-# alone, both kernels.  That every prefix of it builds is make test-robust
-# LINUX=7.3's check (the per-patch builds would take a fresh machine's
-# make test past an hour).
-export LINUX=7.3
-if check 7.3-tree "$TOP/scripts/tree.sh"; then
-	for p in "$TOP"/series-7.3/0*.patch; do
-		case "$p" in *0000-cover-letter*) continue ;; esac
-		check "7.3-checkpatch-$(basename "$p" | cut -c1-4)" \
-			perl "$TOP/build/7.3/linux/scripts/checkpatch.pl" --no-tree --strict --quiet "$p"
-	done
-	check 7.3-proposal-alone sh "$TOP/scripts/tests/proposal-alone.sh"
+if [ "$tree73" = 1 ]; then
+	export LINUX=7.3
 	check 7.3-build-stock "$TOP/scripts/build-kernel.sh" stock
 	check 7.3-build-patched "$TOP/scripts/build-kernel.sh" patched
+	export LINUX=6.12
 fi
-export LINUX=6.12
 [ "${1:-}" = --no-guests ] && finish
 
 check harness-guest-faults sh "$TOP/scripts/tests/guest-faults.sh"

@@ -4,8 +4,8 @@
 # config, the fragments merged with merge_config.sh -m, olddefconfig, then
 # every line asked must be in the .config as asked (CONFIG_X=n: CONFIG_X
 # not set).  The uses, from the scripts that configure each kernel:
-#   stock          build-kernel.sh stock: tinyconfig + base stock, build/linux-stock
-#   patched        build-kernel.sh patched: tinyconfig + base stock patched, build/linux
+#   stock          build-kernel.sh stock: tinyconfig + tree-6.12 base stock, build/linux-stock
+#   patched        build-kernel.sh patched: tinyconfig + tree-6.12 base stock patched, build/linux
 #   patched-debug  test-robust.sh (build-kernel.sh patched debug.config)
 #   deb-stock      build-deb.sh stock: defconfig + deb, only the options the
 #                  tree defines, the stock tree
@@ -13,6 +13,9 @@
 #   arm64          arm64.sh: ARCH=arm64 tinyconfig + arm64, on build/linux
 #                  (arm64.sh builds the proposal alone; the fragment asks
 #                  only for the proposal's options and Kconfig's own)
+#   stock-7.3, patched-7.3  the same as stock and patched on the 7.3 tree
+#                  (build/7.3/), with tree-7.3; left out when that tree
+#                  was never made
 # A fragment that no use names fails too.  The uses run side by side, each
 # in its scratch object directory build/config-check/NAME; the base configs
 # are kept while the trees' Kconfig files and the compiler are the same.
@@ -27,12 +30,16 @@ die() { echo "FAIL: $*"; exit 1; }
 C=$TOP/guest-image/configs
 O=$BUILD/config-check
 # NAME TREE ARCH BASE FRAGMENT...
-uses="stock linux-stock x86 tinyconfig base stock
-patched linux x86 tinyconfig base stock patched
-patched-debug linux x86 tinyconfig base stock patched debug
+uses="stock linux-stock x86 tinyconfig tree-6.12 base stock
+patched linux x86 tinyconfig tree-6.12 base stock patched
+patched-debug linux x86 tinyconfig tree-6.12 base stock patched debug
 deb-stock linux-stock x86 defconfig deb
 deb-patched linux x86 defconfig deb
-arm64 linux arm64 tinyconfig arm64"
+arm64 linux arm64 tinyconfig arm64
+stock-7.3 7.3/linux-stock x86 tinyconfig tree-7.3 base stock
+patched-7.3 7.3/linux x86 tinyconfig tree-7.3 base stock patched"
+# the 7.3 uses only where that tree was made (make tree LINUX=7.3)
+[ -d "$BUILD/7.3/linux" ] || uses=$(echo "$uses" | grep -v ' 7\.3/')
 extra=
 if [ "${1:-}" = -x ]; then
 	extra=${2:?usage: config-check.sh [-x FRAGMENT]}
@@ -47,7 +54,7 @@ done
 # base TREE ARCH TARGET: the tree's TARGET config (tinyconfig, defconfig)
 # in $O/base-TREE-ARCH-TARGET.config, made again only when the key changed
 base() {
-	kept=$O/base-$1-$2-$3
+	kept=$O/base-$(echo "$1" | tr / -)-$2-$3
 	key=$({ find "$BUILD/$1" \( -name 'Kconfig*' -o -path '*/configs/*' \) -type f | LC_ALL=C sort | xargs cat
 		gcc --version; } | sha256sum | cut -c1-16)
 	[ ! -f "$kept.config" ] || [ "$(cat "$kept.key" 2>/dev/null)" != "$key" ] || return 0
@@ -61,7 +68,7 @@ base() {
 
 # resolve NAME TREE ARCH TARGET FRAGMENT...: one use, judged
 resolve() {
-	name=$1 src=$BUILD/$2 arch=$3 base=$O/base-$2-$3-$4.config
+	name=$1 src=$BUILD/$2 arch=$3 base=$O/base-$(echo "$2" | tr / -)-$3-$4.config
 	shift 4
 	out=$O/$name
 	mkdir -p "$out"
@@ -106,7 +113,7 @@ done
 # the base configs first (side by side), then the uses
 echo "$uses" | cut -d' ' -f2-4 | sort -u | {
 	while read -r tree arch target; do
-		base "$tree" "$arch" "$target" >"$O/base-$tree-$arch-$target.result" &
+		base "$tree" "$arch" "$target" >"$O/base-$(echo "$tree" | tr / -)-$arch-$target.result" &
 	done
 	wait
 }
