@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """figures.py [--self-test | --control KIND]: every figure quoted in the
 cover letter (series/cover.txt and the cover-letter patch), the changelogs
-(series/0*.patch, up to the '---'), docs/ and every README is found in a
+(series/0*.patch, and series-*/ of other trees, up to the '---'), docs/ and every README is found in a
 generated file, in its context.
 
 A figure is a number with a unit: x, %, mW, ns, us, ms, s, instructions
@@ -351,7 +351,8 @@ def run_log_lines(path, text):
 def quoted_texts():
     """(path, text) of every file whose figures must have a source."""
     out = [("series/cover.txt", open(os.path.join(TOP, "series/cover.txt")).read())]
-    for p in sorted(glob.glob(os.path.join(TOP, "series", "0*.patch"))):
+    # series/ and the other trees' series (series-7.3/): changelogs and cover letters
+    for p in sorted(glob.glob(os.path.join(TOP, "series*", "0*.patch"))):
         text = open(p).read()
         out.append((os.path.relpath(p, TOP), text.split("\n---\n", 1)[0]))
     for p in sorted(glob.glob(os.path.join(TOP, "docs", "**", "*.md"), recursive=True)):
