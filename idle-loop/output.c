@@ -158,6 +158,11 @@ void print_text(struct replay *rp, const struct trace *tr)
 		       ", each taken as expired at its due time\n", rp->hrt_lost);
 	warn_hrt_lost(rp, tr);
 	print_govmatch(rp, tr);
+	if (!states_have_power())
+		printf("energy_mJ, oracle_mJ, ratio: - (the table %s has no power model,"
+		       " and a machine's sysfs gives none): rows are compared by deep_%%"
+		       " and shallow_%% against the fit, the deepest state whose target"
+		       " residency the idle period reached\n", states_name());
 	printf("\n%-9s %8s %7s %10s %10s %8s %8s %11s %11s %7s%s\n", "rule", "periods",
 	       "nopred", "err_med_us", "err_p90_us", "deep_%", "shallow_%",
 	       "energy_mJ", "oracle_mJ", "ratio", km ? "  kernel_match_%" : "");
