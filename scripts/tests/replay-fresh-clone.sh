@@ -24,7 +24,7 @@ git clone -q "$TOP" "$D/clone"
 C=$D/clone
 [ ! -e "$C/build" ] || { echo "FAIL: the clone has a build/"; exit 1; }
 if ! (cd "$C" && env -u KSRC LINUX=6.12 REPLAY_SRC_DROP="$drop" make -C idle-loop) >"$D/make.log" 2>&1; then
-	echo "FAIL: make -C idle-loop failed in a fresh clone: $(grep -a -E 'rror|No rule' "$D/make.log" | head -1)"
+	echo "FAIL: make -C idle-loop failed in a fresh clone: $(grep -a -E 'error:|No rule' "$D/make.log" | head -1)"
 	exit 1
 fi
 [ -f "$C/build/replay-src/linux/.replay-src" ] ||
