@@ -39,6 +39,11 @@ check harness-disk-full sh "$TOP/scripts/tests/disk-full.sh"
 check replay make -C "$TOP/idle-loop" test
 # the replay suite against a replay whose rule is wrong on purpose
 check replay-control make -C "$TOP/idle-loop" control
+# the README's replay-only path in a fresh clone of HEAD (no make tree:
+# scripts/replay-src.sh's files); the control leaves one of them out
+check replay-fresh-clone sh "$TOP/scripts/tests/replay-fresh-clone.sh" "$T/replay-fresh-clone"
+control control-replay-fresh-clone-file-left-out 'failed in a fresh clone: .*No such file' \
+	sh "$TOP/scripts/tests/replay-fresh-clone.sh" --control "$T/replay-fresh-clone-control"
 # menu and teo compiled into the replay choose as the recorded stock kernel
 # did (>= 95% of entries; committed record.sh traces, seconds; the other
 # governor's choices on each trace are the control)
