@@ -2,8 +2,9 @@
 # loads.sh [NAME ...]: record the corpus' loads on this machine again, each
 # with perf-scripts/record-load.sh into perf-scripts/recordings/NAME/
 # (default: every load below).  As root; waits until no kernel build runs
-# (another user's build would be in every recording; the how line says
-# what else ran anyway).  The compile builds Lua from its repository at a
+# (another user's build would be in every recording), and records a load
+# again, up to TRIES times (default 3), when its how line says that
+# something else ran.  The compile builds Lua from its repository at a
 # fixed commit, cloned into /tmp/lua-src when missing.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,10 +33,19 @@ load() {
 
 [ "$(id -u)" = 0 ] || die "run as root (perf, drop_caches)"
 names=${*:-quiet fsync_db cold_read download compile}
+tries=${TRIES:-3}
 for n in $names; do
-	while pgrep -f 'make.*bzImage' >/dev/null; do
-		echo "loads.sh: a kernel build runs; waiting" >&2
-		sleep 20
+	try=1
+	while :; do
+		while pgrep -f 'make.*bzImage' >/dev/null; do
+			echo "loads.sh: a kernel build runs; waiting" >&2
+			sleep 20
+		done
+		load "$n"
+		# record again when something else ran meanwhile (its how line)
+		grep -q 'also running: nothing else' "$top/perf-scripts/recordings/$n/how" && break
+		[ "$try" -lt "$tries" ] || break
+		echo "loads.sh: $n: $(sed 's/.*also running: //' "$top/perf-scripts/recordings/$n/how") ran too; again" >&2
+		try=$((try + 1))
 	done
-	load "$n"
 done
