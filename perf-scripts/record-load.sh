@@ -33,8 +33,10 @@ trap 'rm -rf "$tmp"' EXIT
 others() {
 	ps -eo pgid=,comm=,args= | awk -v g="$1" '$1 != g && /make.*bzImage/ { k = 1 }
 		$1 != g && $2 ~ /^(cc1|cc1plus)$/ { c++ }
+		$1 != g && $2 ~ /^qemu-system/ { q = 1 }
 		END { if (k) printf "a kernel build (make bzImage); "
-			else if (c) printf "other compiles (cc1); " }'
+			else if (c) printf "other compiles (cc1); "
+			if (q) printf "a QEMU guest; " }'
 }
 
 # setsid: COMMAND leads a process group of its own, stopped as a whole
