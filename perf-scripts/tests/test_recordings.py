@@ -4,12 +4,17 @@ interrupts on some CPU, stays small, and its workload is the replay of its
 trace, in the bench's workload table; there are enough entries.  The
 controls: the same check fails on an entry trimmed in time, emptied,
 thinned of interrupts, padded beyond the size, with a list cut, or
-without its how line."""
+without its how line.  Also the report headline's row "real recordings"
+(with controls: a generated workload not counted, no row without
+recordings) and docs/recordings.md being what idle-loop/corpus_table.py
+writes today."""
 import contextlib
 import io
 import lzma
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -192,6 +197,34 @@ class HeadlineTest(unittest.TestCase):
         self.assertEqual(self.row(tables.headline(runs, ["rec_a", "dev"], lambda w: True)), [])
         self.assertEqual(self.row(tables.headline(runs, ["dev"], lambda w: True,
                                                   recording=lambda w: False)), [])
+
+
+TABLE = os.path.join(workloads.TOP, "idle-loop", "corpus_table.py")
+REPLAY = os.path.join(workloads.TOP, "build", "idle-loop", "replay")
+DOC = os.path.join(workloads.TOP, "docs", "recordings.md")
+
+
+class TableTest(unittest.TestCase):
+    """docs/recordings.md is what idle-loop/corpus_table.py writes today
+    (no figure typed by hand); the control: a copy with one figure changed
+    differs."""
+
+    def test_current(self):
+        if not os.access(REPLAY, os.X_OK):
+            self.skipTest(f"no {REPLAY} (make -C idle-loop)")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "recordings.md")
+            p = subprocess.run([sys.executable, TABLE, "--out", out],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out) as f:
+                made = f.read()
+        with open(DOC) as f:
+            doc = f.read()
+        self.assertEqual(doc, made, "docs/recordings.md is not what idle-loop/corpus_table.py "
+                         "writes: make recordings-table")
+        changed = doc.replace("| adaptive | ", "| adaptive | 1", 1)
+        self.assertNotEqual(changed, made)
 
 
 if __name__ == "__main__":
