@@ -367,6 +367,9 @@ def main(argv=None):
             if not os.path.exists(k):
                 skipped.append(f"{c}: {k} is missing, not run")
                 req.configs.remove(c)
+        few = plan.too_few(req, table)
+        if few:
+            skipped.append(few)
         for s in skipped:
             log(f"note: {s}")
         all_cells = plan.plan(req, table)

@@ -210,6 +210,7 @@ def workload_toml(name, rec, lists, lists_file, cpus):
 about = {json.dumps(f"replay of {rec.path}: {len(lists)} sources, {n} interrupts in {span:.1f} s")}
 timing = "icount"
 seconds = {window_s(lists)}
+min_vcpus = {1 + max(ls.guest_cpu for ls in lists)}
 lists = {json.dumps(lists_file)}
 gen = [{gen}]
 """

@@ -51,6 +51,20 @@ def window(req, workload):
     return req.seconds or (QUICK_SECONDS if req.quick else workload.seconds)
 
 
+def too_few(req, workloads):
+    """One line naming the workloads of req that a vCPU count it asks for
+    cannot run (Workload.needs_vcpus), or None when every one runs on
+    every count; plan() leaves those out."""
+    out = []
+    for w in req.works:
+        need = workloads[w].needs_vcpus
+        few = [v for v in req.vcpus if v < need]
+        if few and req.cost != "load":
+            out.append(f"{w} on {','.join(map(str, few))} "
+                       f"(it needs {need}, min_vcpus or its gen lines' cpu=)")
+    return ("skipped, too few vCPUs: " + "; ".join(out)) if out else None
+
+
 def cost_window(req):
     """The cost stage's window (its workloads' table windows are the
     measurement cells')."""
@@ -79,8 +93,12 @@ def plan(req, workloads):
                         continue
                     if mode == "real" and full and v not in REAL_VCPUS:
                         continue
-                    cells.append(Cell(c, v, rep, mode, ws,
-                                      req.seeds[rep - 1] if req.seeds else None))
+                    # a workload that needs more vCPUs than v is left out
+                    # (too_few() says which)
+                    fit = [(w, s) for w, s in ws if workloads[w].needs_vcpus <= v]
+                    if fit:
+                        cells.append(Cell(c, v, rep, mode, fit,
+                                          req.seeds[rep - 1] if req.seeds else None))
     if req.cost != "off":
         secs = cost_window(req)
         for c in req.configs:

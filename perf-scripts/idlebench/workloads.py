@@ -79,6 +79,14 @@ class Workload:
     traffic: Traffic = None
     lists: str = ""         # the lists file (absolute path), or none
     recording: str = ""     # a real recording's how line (RECORDINGS), or none
+    min_vcpus: int = 1      # the fewest vCPUs it runs on (gen_cpus() at least)
+
+    @property
+    def needs_vcpus(self):
+        """The fewest vCPUs its guest needs: min_vcpus, and one more than
+        the highest numbered CPU of its generator sources (hpet_irqgen
+        refuses a CPU the guest does not have; cpu=last is any guest's)."""
+        return max(self.min_vcpus, gen_cpus(self.gen))
 
     def list_refs(self):
         """The list names its gen lines name (intervals_us=@NAME), in order."""
@@ -165,8 +173,15 @@ def gen_fields(line):
     return dict(f.split("=", 1) for f in line.split() if "=" in f)
 
 
+def gen_cpus(gen):
+    """The vCPUs that generator source lines need: one more than their
+    highest cpu=N (1 for none, or cpu=last)."""
+    return 1 + max((int(kv["cpu"]) for kv in map(gen_fields, gen)
+                    if kv.get("cpu", "").isdigit()), default=0)
+
+
 _INTS = ("seconds", "cyclictest_us", "rtc_hz", "blk_period_us", "pipe_loops",
-         "pipe_period_us")
+         "pipe_period_us", "min_vcpus")
 _KEYS = set(_INTS) | {"timing", "default", "about", "gen", "traffic", "lists"}
 
 
@@ -205,6 +220,8 @@ def _workload(name, t, src):
         once = kv.get("once", "0")
         if once not in ("0", "1") or (once == "1" and kv.get("proc") != "list"):
             bad(f"'{g}': once= is 0 or 1, and only for proc=list")
+    if "min_vcpus" in t and t["min_vcpus"] < gen_cpus(gen):
+        bad(f"min_vcpus is {t['min_vcpus']}, but its gen lines use {gen_cpus(gen)} CPUs")
     lists = t.get("lists", "")
     if not isinstance(lists, str):
         bad("lists must be the name of a lists file")

@@ -5,7 +5,9 @@ workloads.py refuses lists the generator would; launch.py's initramfs
 archive holds the lists under the digest the guest checks, and bench.sh's
 argument check fails the boot on a missing or different list.  Each check
 has a control that the same check fails."""
+import contextlib
 import hashlib
+import io
 import os
 import re
 import shutil
@@ -15,7 +17,8 @@ import tempfile
 import unittest
 
 from common import HERE
-from idlebench import arrivals, launch, workloads
+import bench
+from idlebench import arrivals, launch, plan, workloads
 from idlebench.cells import Cell
 
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -280,3 +283,69 @@ class GuestListCheckTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class VcpusTest(unittest.TestCase):
+    """A converted workload carries the vCPUs its sources need
+    (min_vcpus), and the bench leaves it out of the counts below that,
+    saying so in one line, instead of booting cells whose generator
+    refuses a CPU the guest lacks; the controls: a recording mapped to
+    CPU 0 runs on 1 vCPU with no line, and a min_vcpus below a gen line's
+    cpu= is refused."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.trace = os.path.join(self.tmp, "trace.txt")
+        with open(self.trace, "w") as f:
+            f.write(PERF)
+        self.kernels = os.path.join(self.tmp, "kernels")
+        os.makedirs(self.kernels)
+        for img in ("stock.bzImage", "patched.bzImage"):
+            with open(os.path.join(self.kernels, img), "w") as f:
+                f.write("kernel")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def dry(self, *opts):
+        """bench.py --dry-run of the converted workload, defaults otherwise:
+        its output and the measurement cells' (vCPUs, workloads)."""
+        out = os.path.join(self.tmp, "w.toml")
+        r = run(self.trace, "-o", out, "--max-sources", "2", *opts)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with contextlib.redirect_stdout(io.StringIO()) as text:
+            bench.main(["--workload-file", out, "--dry-run", "--kernels", self.kernels])
+        a = bench.arguments(["--workload-file", out])
+        table = workloads.table(out)
+        cells = [(c.vcpus, [w for w, _ in c.works])
+                 for c in plan.plan(bench.request(a, table), table) if c.mode == "icount"]
+        return workloads.load(out)["replay"], text.getvalue(), cells
+
+    def test_a_recording_on_cpu_1_skips_one_vcpu(self):
+        w, out, cells = self.dry()
+        self.assertEqual((w.min_vcpus, w.needs_vcpus), (2, 2))
+        skips = [x for x in out.splitlines() if "too few vCPUs" in x]
+        self.assertEqual(skips, ["bench: note: skipped, too few vCPUs: replay on 1 "
+                                 "(it needs 2, min_vcpus or its gen lines' cpu=)"])
+        self.assertTrue(cells)
+        self.assertEqual({v for v, _ in cells}, {2})
+        # control: mapped to guest CPU 0, it runs on 1 vCPU too, unannounced
+        w, out, cells = self.dry("--cpus", "1")
+        self.assertEqual(w.needs_vcpus, 1)
+        self.assertNotIn("too few vCPUs", out)
+        self.assertEqual({v for v, _ in cells}, {1, 2})
+
+    def test_min_vcpus_below_the_sources_is_refused(self):
+        path = os.path.join(self.tmp, "m.toml")
+
+        def load(n):
+            with open(path, "w") as f:
+                f.write(f'[m]\ntiming = "icount"\nseconds = 1\nmin_vcpus = {n}\n'
+                        'gen = ["cpu=1 proc=periodic period_us=1000"]\n')
+            return workloads.load(path)["m"]
+        with self.assertRaisesRegex(workloads.WorkloadError, "min_vcpus is 1, but its gen "
+                                    "lines use 2 CPUs"):
+            load(1)
+        # control: enough, and more than the sources need is kept
+        self.assertEqual(load(2).needs_vcpus, 2)
+        self.assertEqual(load(4).needs_vcpus, 4)
