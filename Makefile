@@ -141,7 +141,11 @@ deb: tree
 	@scripts/build-deb.sh stock
 	@scripts/build-deb.sh patched
 
-disk-boot: deb
+# (its preflight first: a cause that would stop it after the two kernel
+# builds, such as not being root, is said before them)
+disk-boot:
+	@scripts/disk-boot.sh --preflight
+	@$(MAKE) --no-print-directory deb
 	@scripts/disk-boot.sh
 
 # the proposal alone on arm64: W=1 cross build, its KUnit suites booted in
@@ -166,4 +170,5 @@ include perf-scripts/bench.mk
 
 clean:
 	rm -rf $(BUILD)/kernels $(BUILD)/runs $(BUILD)/test $(BUILD)/test-controls $(BUILD)/initramfs.cpio* \
-		$(BUILD)/linux/.out-* $(BUILD)/linux-stock/.out-*
+		$(BUILD)/linux/.out-* $(BUILD)/linux-stock/.out-* \
+		$(BUILD)/deb $(BUILD)/disk-boot $(BUILD)/disk-boot-stock $(BUILD)/arm64

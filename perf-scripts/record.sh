@@ -27,6 +27,14 @@ command -v perf >/dev/null 2>&1 || die "perf is missing (Debian: linux-perf)"
 sys=/sys/devices/system/cpu
 [ -r "$sys/cpu0/cpuidle/state0/name" ] ||
 	die "$sys/cpu0/cpuidle has no idle states: no cpuidle driver, nothing to replay"
+# perf reads each tracepoint from tracefs, which only root may read on
+# most systems: say so now, not with perf's usage text after the fact
+tp=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	if [ -r "$d/events/power/cpu_idle/id" ]; then tp=$d; break; fi
+done
+[ -n "$tp" ] || [ "$(id -u)" -eq 0 ] ||
+	die "no permission to read the tracepoint power:cpu_idle (/sys/kernel/tracing/events/power/cpu_idle/id): run as root"
 mkdir -p "$out" || die "cannot create $out"
 
 # HZ: TICK_NSEC of the governors; the kernel's config says it
@@ -64,7 +72,8 @@ perf record -a -k CLOCK_MONOTONIC -o "$out/perf.data" \
 	-e timer:hrtimer_start -e timer:hrtimer_cancel -e timer:hrtimer_expire_entry \
 	-e timer:timer_start -e timer:timer_cancel -e timer:timer_expire_entry \
 	-- sleep "$secs" >"$out/record.log" 2>&1 ||
-	die "perf record failed: $(tail -1 "$out/record.log")"
+	die "perf record failed: $(grep -m1 -iE 'permission|paranoid|not found|no such' "$out/record.log" ||
+		tail -1 "$out/record.log")"
 perf script --ns -i "$out/perf.data" >"$out/trace.tmp" 2>"$out/script.log" ||
 	die "perf script failed: $(tail -1 "$out/script.log")"
 mv "$out/trace.tmp" "$out/trace.txt"

@@ -213,7 +213,7 @@ git -C "$WT" diff --name-only base HEAD | sed "s|^|$WT/|" >"$A/touched"
 find "$OUT" -name '.*.o.cmd' -exec grep -lF -f "$A/touched" {} + 2>/dev/null |
 	sed 's|/\.\([^/]*\)\.cmd$|/\1|' | xargs rm -f
 say "build: W=1 Image (log: $A/build.log)"
-kmake -j2 W=1 Image >"$A/build.log" 2>&1 ||
+kmake -j"$(nproc)" W=1 Image >"$A/build.log" 2>&1 ||
 	die "the arm64 build failed: $(grep -m1 -E 'error|Error' "$A/build.log" | cut -c1-120) (log: $A/build.log)"
 exec 9>&-
 why=$(check_warnings "$A/build.log") || die "${why#FAIL: }"

@@ -13,6 +13,9 @@
 #       the judge's control: an edited copy of the log must fail
 #   scripts/disk-boot.sh --judge LOG [patched|stock]
 #       judge a console log again (PASS, or one FAIL line)
+#   scripts/disk-boot.sh --preflight
+#       what must hold before make disk-boot builds the packages (root,
+#       for mmdebstrap --mode=root): nothing, or one line and status 1
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -62,16 +65,25 @@ judge() {
 	echo PASS
 }
 
+# preflight: the causes that would stop this script after make deb's
+# two kernel builds, said before them
+preflight() {
+	[ "$(id -u)" -eq 0 ] ||
+		die "needs root (mmdebstrap --mode=root builds the disk's root file system): run make disk-boot as root; nothing was built"
+}
+
 kind=patched
 case "${1:-}" in
+--preflight) preflight; exit ;;
 --judge)
 	[ -n "${2:-}" ] || die "usage: disk-boot.sh --judge LOG [patched|stock]"
 	judge "$2" "$(release "${3:-patched}")"
 	exit ;;
 --kernel) kind=${2:-} ;;
 '') ;;
-*) die "usage: disk-boot.sh [--kernel patched|stock] | --judge LOG [patched|stock]" ;;
+*) die "usage: disk-boot.sh [--kernel patched|stock] | --judge LOG [patched|stock] | --preflight" ;;
 esac
+preflight
 rel=$(release "$kind")
 deb=$BUILD/deb/linux-image-${rel}_${rel}-1_amd64.deb
 [ -f "$deb" ] || die "$deb is missing: run 'make deb' first"

@@ -54,6 +54,11 @@ check replay-governors sh "$TOP/scripts/tests/replay-gov.sh" -f "$T/replay-gov"
 check record-replay sh "$TOP/scripts/tests/record-replay.sh" "$T/record-replay"
 control control-record-replay-late-timer 'next timer at now in more than 25%' \
 	sh "$TOP/scripts/tests/record-replay.sh" --control "$T/record-replay-control"
+# not root: make disk-boot's preflight and record.sh stop at once with one
+# line naming root; the control runs them as root, where the preflight passes
+check nonroot sh "$TOP/scripts/tests/nonroot.sh" "$T/nonroot"
+control control-nonroot-as-root 'did not stop for a user who is not root' \
+	sh "$TOP/scripts/tests/nonroot.sh" --control "$T/nonroot-control"
 # the guest scripts' judges on files that must fail them
 G=$TOP/guest-image/guest
 : >"$T/empty"
