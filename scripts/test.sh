@@ -140,6 +140,9 @@ if check 7.3-tree "$TOP/scripts/tree.sh"; then
 			perl "$TOP/build/7.3/linux/scripts/checkpatch.pl" --no-tree --strict --quiet "$p"
 	done
 	check 7.3-proposal-alone sh "$TOP/scripts/tests/proposal-alone.sh"
+	# 7.3's menu and teo replayed on the traces committed from its stock
+	# kernel (idle-loop/tests/gov-traces-7.3; the fresh ones are a boot below)
+	check 7.3-replay-governors sh "$TOP/scripts/tests/replay-gov.sh" -f "$T/7.3-replay-gov"
 fi
 export LINUX=6.12
 
