@@ -1,11 +1,12 @@
 #!/bin/sh
 # loads.sh [NAME ...]: record the corpus' loads on this machine again, each
 # with perf-scripts/record-load.sh into perf-scripts/recordings/NAME/
-# (default: every load below).  As root; waits until no kernel build runs
-# (another user's build would be in every recording), and records a load
-# again, up to TRIES times (default 3), when its how line says that
-# something else ran.  The compile builds Lua from its repository at a
-# fixed commit, cloned into /tmp/lua-src when missing.
+# (default: every load below).  As root; waits until no kernel build and
+# no QEMU guest runs, at most WAIT seconds (default 1800; another user's
+# build would be in every recording), and records a load again, up to
+# TRIES times (default 3), when its how line says that something else ran.
+# The compile builds Lua from its repository at a fixed commit, cloned into
+# /tmp/lua-src when missing.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rl=$top/perf-scripts/record-load.sh
@@ -34,12 +35,15 @@ load() {
 [ "$(id -u)" = 0 ] || die "run as root (perf, drop_caches)"
 names=${*:-quiet fsync_db cold_read download compile}
 tries=${TRIES:-3}
+wait=${WAIT:-1800}
 for n in $names; do
 	try=1
 	while :; do
-		while pgrep -f 'make.*bzImage' >/dev/null; do
-			echo "loads.sh: a kernel build runs; waiting" >&2
+		waited=0
+		while pgrep -f 'make.*bzImage|^qemu-system' >/dev/null && [ "$waited" -lt "$wait" ]; do
+			echo "loads.sh: a kernel build or a guest runs; waiting" >&2
 			sleep 20
+			waited=$((waited + 20))
 		done
 		load "$n"
 		# record again when something else ran meanwhile (its how line)
