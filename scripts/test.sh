@@ -231,8 +231,13 @@ f=$T/patched-shortcut/results/sched_idle_stats
 [ ! -f "$f" ] || sed '1s/mismatched=[0-9]*/mismatched=1/' "$f" >"$T/shortcut-mismatched"
 control control-shortcut-mismatched 'choices differ' \
 	sh "$G/shortcut-check.sh" --judge "$T/shortcut-mismatched"
-# no cpuidle driver: nothing reads interrupt stamps, so none are taken
-boot patched-nodriver -k "$K/patched.bzImage" -c 2 -r predict-check -a "cpuidle_emu.enable=0 guest.args=off"
+# booted without cpuidle_emu.enable=1, as an installed kernel is: no
+# cpuidle driver registers (the emulated states only when asked), so
+# nothing reads interrupt stamps and none are taken; the control: the same
+# boot asking for the emulated states must fail the check
+boot patched-nodriver -k "$K/patched.bzImage" -c 2 -r predict-check -a "guest.args=off"
+busted control-nodriver-asked 'a cpuidle driver is registered' \
+	-k "$K/patched.bzImage" -c 2 -r predict-check -a "cpuidle_emu.enable=1 guest.args=off"
 # the selection cost probe: counts when on, nothing when off
 boot patched-cost-on -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r cost-check -a "cpuidle_cost.enable=1 guest.args=on"
 boot stock-cost-off -k "$K/stock.bzImage" -c 2 -d cpuidle_emu -g menu -r cost-check -a "cpuidle.governor=menu guest.args=off"

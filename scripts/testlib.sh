@@ -51,3 +51,26 @@ boot() {
 		fail "$name" "$(cat "$T/$name/verdict" 2>/dev/null || tail -1 "$T/$name.log")"
 	fi
 }
+
+# busted NAME PATTERN ARGS...: boot (run-qemu.sh ARGS); the control passes
+# when the boot's verdict is a failure of its guest script and the
+# script's log holds PATTERN.  A hang, a splat or a boot that never ran
+# the script is not the failure the check exists to report.
+busted() {
+	name=$1 pat=$2
+	shift 2
+	if "$TOP/guest-image/run-qemu.sh" -i "$I" -o "$T/$name" -t 300 -q 120 "$@" >"$T/$name.log" 2>&1; then
+		fail "$name" "the control passed: the check cannot fail (log: $T/$name/results/run.log)"
+		return
+	fi
+	v=$(cat "$T/$name/verdict" 2>/dev/null || echo "no verdict")
+	case "$v" in
+	"FAIL: guest script"*) ;;
+	*) fail "$name" "the boot failed, but not in its check: $v"; return ;;
+	esac
+	if line=$(grep -a -m1 -E "$pat" "$T/$name/results/run.log" 2>/dev/null); then
+		pass "$name (fails as it must: $(echo "$line" | cut -c1-120))"
+	else
+		fail "$name" "the check failed without '$pat' (log: $T/$name/results/run.log)"
+	fi
+}

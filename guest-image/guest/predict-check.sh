@@ -1,7 +1,7 @@
 #!/bin/sh
 # predict-check.sh RESULTS [MODE]: the interrupt predictor's bookkeeping,
 # seen from a running patched guest.
-# MODE=off: nothing reads stamps (no cpuidle driver, the governor path):
+# MODE=off: no cpuidle driver is registered, and nothing reads stamps:
 # none may be taken (irq_predict/sources says stamping=off).
 # MODE=on (default), with the HPET interrupt generator (boot with
 # hpet=disable, QEMU -global hpet.timers=8) on 2 vCPUs or more:
@@ -25,6 +25,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 if [ "$mode" = off ]; then
 	sleep 1
 	head -1 "$src"
+	drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+	[ "$drv" = none ] || fail "a cpuidle driver is registered: $drv"
 	grep -q '^stamping=off' "$src" || fail "interrupts are stamped, and nothing reads them"
 	echo "predict-check: ok"
 	exit 0
