@@ -8,7 +8,9 @@
 #   how            one line: the command, the machine, the kernel, what
 #                  else ran (no date)
 #   states         record.sh's idle-state table (its date line dropped)
-#   trace.txt.xz   record.sh's trace, xz-compressed
+#   trace.txt.xz   record.sh's trace, xz-compressed (its first lines only
+#                  when the whole would exceed the corpus' size: the how
+#                  line says how many seconds it kept)
 #   workload.toml  perf-scripts/trace2workload.py's workload rec_NAME,
 #   workload.lists its lists (the bench's workload table reads them)
 #   convert.log    what trace2workload.py dropped, merged or cut
@@ -62,7 +64,9 @@ wait "$pid" 2>/dev/null || true
 
 mkdir -p "$dir"
 sed '1s/, recorded .*//' "$tmp/rec/states" >"$dir/states"
-xz -9 -T1 -c "$tmp/rec/trace.txt" >"$dir/trace.txt.tmp"
+# xz, its first lines only when the whole would not fit the corpus' size
+kept=$(cd "$top/perf-scripts" && python3 -m idlebench.recordings --keep "$tmp/rec/trace.txt" "$dir/trace.txt.tmp") ||
+	die "cannot compress the trace"
 mv "$dir/trace.txt.tmp" "$dir/trace.txt.xz"
 rel=${dir#"$top"/}
 model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
@@ -72,7 +76,7 @@ drv=$(sed -n 's/^driver //p' "$dir/states")
 gov=$(sed -n 's/^governor //p' "$dir/states")
 disks=$(ls /sys/block | grep -v '^loop' | tr '\n' ' ')
 also=$(printf '%s' "$also" | tr ';' '\n' | sed 's/^ *//' | sort -u | grep . | paste -sd, - || true)
-printf '%s\n' "command: $cmd; recorded: perf-scripts/record.sh $secs while it ran (started ${warm}s before); machine: $(nproc) CPUs ($model), $mem, virtualization $virt, disks ${disks% }, cpuidle driver $drv, governor $gov; kernel: $(uname -sr); also running: ${also:-nothing else (no kernel build, no other compile)}" >"$dir/how"
+printf '%s\n' "command: $cmd; recorded: perf-scripts/record.sh $secs while it ran (started ${warm}s before), kept $kept; machine: $(nproc) CPUs ($model), $mem, virtualization $virt, disks ${disks% }, cpuidle driver $drv, governor $gov; kernel: $(uname -sr); also running: ${also:-nothing else (no kernel build, no other compile)}" >"$dir/how"
 (cd "$top" && python3 perf-scripts/trace2workload.py "$rel/trace.txt.xz" \
 	-o "$rel/workload.toml" --name "rec_$name") 2>"$dir/convert.log" ||
 	die "trace2workload.py: $(tail -1 "$dir/convert.log")"

@@ -18,6 +18,7 @@ device interrupts on some CPU, in the trace and in what the guest
 replays; its workload must be the one trace2workload.py makes of its
 trace today (same lists), so that the bench replays what was recorded.
 """
+import lzma
 import os
 import sys
 from dataclasses import dataclass
@@ -123,8 +124,45 @@ def check(path):
     return Entry(name, want, lines[0], seconds, cpu, guest, len(lists))
 
 
+def keep(text, max_bytes=None):
+    """(xz bytes, seconds kept) of a perf script trace's text, cut to its
+    first whole lines so that the xz file stays within max_bytes (default:
+    what MAX_ENTRY_BYTES leaves to the trace beside the lists and the
+    rest, a quarter): the whole text when it fits.  The cut keeps the
+    beginning (the sources keep their phases) and may leave too little
+    for check(), which says so."""
+    budget = max_bytes or MAX_ENTRY_BYTES * 3 // 4
+    lines = text.splitlines(keepends=True)
+    n = len(lines)
+    while True:
+        data = lzma.compress("".join(lines[:n]).encode(), preset=9)
+        if len(data) <= budget or n <= 1:
+            break
+        # compressed size is about proportional to lines; aim a tenth under
+        n = max(1, min(n - 1, int(n * budget / len(data) * 0.9)))
+    stamps = [m for m in (arrivals._LINE.search(x) for x in lines[:n]) if m]
+    secs = 0.0
+    if stamps:
+        first, last = stamps[0], stamps[-1]
+        secs = (int(last.group(2)) - int(first.group(2))
+                + (int(last.group(3).ljust(9, "0")) - int(first.group(3).ljust(9, "0"))) / 1e9)
+    return data, secs, n < len(lines)
+
+
 def main(argv=None):
-    paths = (sys.argv[1:] if argv is None else argv) or entries()
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--keep"]:
+        # record-load.sh: TRACE.txt -> OUT.xz, cut to fit; prints what it kept
+        if len(argv) != 3:
+            print("usage: python3 -m idlebench.recordings --keep TRACE.txt OUT.xz", file=sys.stderr)
+            return 2
+        with open(argv[1]) as f:
+            data, secs, cut = keep(f.read())
+        with open(argv[2], "wb") as f:
+            f.write(data)
+        print(f"the first {secs:.1f} s (cut to fit {MAX_ENTRY_BYTES} bytes)" if cut else "all of it")
+        return 0
+    paths = argv or entries()
     if not paths:
         print(f"recordings: no entry under {workloads.RECORDINGS}", file=sys.stderr)
         return 1

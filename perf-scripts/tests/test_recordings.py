@@ -152,6 +152,29 @@ class ControlTest(unittest.TestCase):
         self.fails("one line")
 
 
+class KeepTest(unittest.TestCase):
+    """recordings.keep(): the whole trace when it fits, else its first
+    lines within the budget, the seconds kept told; the control: a budget
+    below the whole trace's size cuts it."""
+
+    def test_keep(self):
+        es = entries()
+        if not es:
+            self.skipTest("no entry")
+        small = min(es, key=lambda d: os.path.getsize(os.path.join(d, "trace.txt.xz")))
+        with lzma.open(os.path.join(small, "trace.txt.xz"), "rt") as f:
+            text = f.read()
+        whole = len(lzma.compress(text.encode(), preset=9))
+        data, secs, cut = recordings.keep(text, whole)
+        self.assertFalse(cut)
+        self.assertEqual(lzma.decompress(data).decode(), text)
+        data, secs2, cut = recordings.keep(text, whole // 2)
+        self.assertTrue(cut)
+        self.assertLessEqual(len(data), whole // 2)
+        self.assertLess(secs2, secs)
+        self.assertTrue(text.startswith(lzma.decompress(data).decode()))
+
+
 class HeadlineTest(unittest.TestCase):
     """The headline's row "real recordings": the geometric mean of sched's
     ratio to the better governor over the recordings, none without them."""
