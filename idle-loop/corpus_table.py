@@ -150,7 +150,9 @@ def main(argv=None):
             L.append(f"| {name} | {r['rule']} | {r['periods']} | "
                      f"{float(r['too_deep_pct']):.1f} | {float(r['too_shallow_pct']):.1f} | "
                      f"{num(float(r['energy_ratio']) if r['energy_ratio'] else None, '{:.2f}')} |")
-        detail += [f"### {name}", "",
+        with open(os.path.join(d, "how")) as f:
+            how = f.read().strip()
+        detail += [f"### {name}", "", f"How it was made (`how`): {how}", "",
                    "| source that ended the period | periods | actual p50 (us) | "
                    "predicted p50 (us) | from an interrupt % | said later % | said earlier % |",
                    "|---|---|---|---|---|---|---|"]
