@@ -3,7 +3,13 @@
 # Walks base..work in the worktree build/linux-each, one commit at a
 # time, rebuilding incrementally (and through ccache) with all config
 # fragments; symbols a commit does not have yet are simply absent.
-# Usage: scripts/build-each-patch.sh
+# Each prefix compiles the directories holding a C file, Makefile or
+# Kconfig that the series touches (kernel/irq/, kernel/sched/, ...): a
+# prefix that does not compile fails (its warnings are counted and
+# printed; the W=1 and sparse pass is check-touched.sh's).  The link of the whole
+# kernel is build-kernel.sh's, on the last prefix (make test); EACH_FULL=1
+# links a bzImage at every prefix (make test-robust).
+# Usage: [EACH_FULL=1] scripts/build-each-patch.sh
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -24,6 +30,16 @@ frags=
 for f in tree-$LINUX.config base.config stock.config patched.config; do
 	frags="$frags $TOP/guest-image/configs/$f"
 done
+# the directories with a .c, Makefile or Kconfig the series touches
+# (headers and documentation are compiled through them)
+dirs=$(git -C "$TREE" diff --name-only base work -- '*.c' '*Makefile' '*Kconfig*' |
+	xargs -n1 dirname | sort -u | sed 's|$|/|')
+if [ "${EACH_FULL:-0}" = 1 ]; then
+	targets=bzImage
+else
+	# shellcheck disable=SC2086
+	targets=$(echo $dirs)
+fi
 for c in $(git -C "$TREE" rev-list --reverse base..work); do
 	subject=$(git -C "$TREE" log -1 --format=%s "$c")
 	git -C "$EACH" checkout -q --detach "$c"
@@ -33,7 +49,8 @@ for c in $(git -C "$TREE" rev-list --reverse base..work); do
 		# shellcheck disable=SC2086
 		(cd "$out" && "$EACH/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags) &&
 		make -s -C "$EACH" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" olddefconfig &&
-		make -s -C "$EACH" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" bzImage
+		# shellcheck disable=SC2086
+		make -s -C "$EACH" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" $targets
 	} >"$log" 2>&1 || die "'$subject' does not build on its own (log: $log)"
 	warn=$(grep -c 'warning:' "$log" || true)
 	say "builds: $subject ($warn warnings, log: $log)"

@@ -5,8 +5,9 @@
 # workload once on it (2 vCPUs); "torture", booted on 2 and 4 vCPUs
 # under rcutorture and the robust.sh churn, then a kmemleak scan;
 # "busted", the control that rcutorture's verdict can fail; "each", every
-# prefix of the series builds (scripts/build-each-patch.sh: what make test
-# checks on 6.12 and leaves to this script on 7.3).  Any splat
+# prefix of the series builds and links a bzImage (build-each-patch.sh
+# EACH_FULL=1; make test compiles each prefix's touched directories on
+# 6.12 and leaves 7.3's prefixes to this script).  Any splat
 # fails a boot (run-qemu.sh's console scan).  Same output convention as
 # test.sh.  Not part of `make test`: the debug kernel alone takes longer
 # to build than CI's budget allows next to the rest.
@@ -70,7 +71,7 @@ if [ "${1:-}" = --judge ]; then
 	exit
 fi
 run tree "$TOP/scripts/tree.sh"
-! want each || run series-builds "$TOP/scripts/build-each-patch.sh"
+! want each || run series-builds env EACH_FULL=1 "$TOP/scripts/build-each-patch.sh"
 run build-debug "$TOP/scripts/build-kernel.sh" patched debug.config
 run image "$TOP/guest-image/mkinitramfs.sh" "$BUILD/initramfs.cpio"
 disk=$T/disk.img
