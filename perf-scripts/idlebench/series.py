@@ -21,6 +21,8 @@ from .workloads import TOP
 
 # the tree's series: series/ (6.12) or series-7.3/ (LINUX=7.3)
 SERIES = os.path.join(TOP, "series" if linuxtree.LINUX == "6.12" else "series-" + linuxtree.LINUX)
+# as the report names it
+NAME = os.path.basename(SERIES) + "/"
 KINDS = ("stock", "patched")
 # the series each kernel image of the configuration table is built from
 # (the debug kernel is the patched tree with debug options)
@@ -166,11 +168,11 @@ def describe(image, k, checkout):
                 else "series unknown (no boot line in its consoles)")
     i = next(iter(k["ids"]))
     if k["state"] == "checkout":
-        return f"series {i}, the checkout's series/"
+        return f"series {i}, the checkout's {NAME}"
     if k["checkout"]:
-        return f"series {i}, NOT the checkout's series/ (its id: {k['checkout']})"
+        return f"series {i}, NOT the checkout's {NAME} (its id: {k['checkout']})"
     why = checkout.get("error") or f"no series kind known for {image}"
-    return f"series {i}, NOT known to be the checkout's series/ ({why})"
+    return f"series {i}, NOT known to be the checkout's {NAME} ({why})"
 
 
 def warning(ks, checkout):
@@ -182,5 +184,5 @@ def warning(ks, checkout):
         return None
     what = "; ".join(f"{image} ({', '.join(k['configs'])}): {describe(image, k, checkout)}"
                      for image, k in bad)
-    return (f"**Not the checkout's series/**: these figures are not those of the series "
-            f"in series/ ({what}; the header's \"Kernels\" says which).\n")
+    return (f"**Not the checkout's {NAME}**: these figures are not those of the series "
+            f"in {NAME} ({what}; the header's \"Kernels\" says which).\n")

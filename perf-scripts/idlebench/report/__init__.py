@@ -109,7 +109,8 @@ def build_load(bench, out, workloads, loads, failed, series_dir=series.SERIES):
 
 
 def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
-    """Write the report of bench to out (plots next to it in plots/);
+    """Write the report of bench to out (plots next to it in plots/, or
+    plots-7.3/ for results-7.3.md);
     returns how many oracle violations it lists (report/oracle.py), 0 for
     a cost-load run.  series_dir: the checkout's series/, against which the kernels' series
     ids are told (idlebench/series.py)."""
@@ -120,7 +121,10 @@ def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
         return 0
     ks, checkout = kernels(bench, series_dir)
     cost_lines, cost_verdict = tables.cost_section(costs)
-    pdir = os.path.join(os.path.dirname(os.path.abspath(out)), "plots")
+    # results.md's plots in plots/, results-7.3.md's in plots-7.3/
+    stem = os.path.splitext(os.path.basename(out))[0]
+    pname = "plots" + (stem[len("results"):] if stem.startswith("results-") else "")
+    pdir = os.path.join(os.path.dirname(os.path.abspath(out)), pname)
     os.makedirs(pdir, exist_ok=True)
     made = []
     last = read_json(os.path.join(bench, "last-run.json")) or {}
@@ -154,12 +158,12 @@ def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
             L.extend(tables.workload_tables(g, w, v, losses, noise))
             png = plots.plot_cdf(g, w, v, pdir, made)
             if png:
-                L.append(f"\n![latency CDF {w} {v} vCPU](plots/{os.path.basename(png)})")
+                L.append(f"\n![latency CDF {w} {v} vCPU]({pname}/{os.path.basename(png)})")
             L.append("")
     L.append("## Plots per vCPU count\n")
     for v in vcpus:
         for png in plots.per_vcpu(runs, v, works, pdir, made):
-            L.append(f"![{os.path.basename(png)}](plots/{os.path.basename(png)})")
+            L.append(f"![{os.path.basename(png)}]({pname}/{os.path.basename(png)})")
         L.append("")
     L.extend(prose.caveats(bench))
     L.extend(cost_lines)
