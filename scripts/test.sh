@@ -127,9 +127,8 @@ control control-proposal-alone-probes 'names test infrastructure' \
 
 # The 7.3 tree (LINUX=7.3: series-7.3/, build/7.3/), checks named 7.3-*:
 # fetched and patched, its series' style by 7.3's checkpatch, its proposal
-# alone, both kernels (below).  That every prefix of it builds is make
-# test-robust LINUX=7.3's check (the per-patch builds would take a fresh
-# machine's make test past an hour).
+# alone, both kernels and every prefix compiled (below; make test-robust
+# LINUX=7.3 links every prefix).
 export LINUX=7.3
 tree73=0
 if check 7.3-tree "$TOP/scripts/tree.sh"; then
@@ -162,6 +161,7 @@ if [ "$tree73" = 1 ]; then
 	export LINUX=7.3
 	check 7.3-build-stock "$TOP/scripts/build-kernel.sh" stock
 	check 7.3-build-patched "$TOP/scripts/build-kernel.sh" patched
+	[ "${SKIP_SERIES_BUILDS:-0}" = 1 ] || check 7.3-series-builds "$TOP/scripts/build-each-patch.sh"
 	export LINUX=6.12
 fi
 [ "${1:-}" = --no-guests ] && finish
