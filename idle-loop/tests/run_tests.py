@@ -397,12 +397,14 @@ def exact_mode(replay, out):
     check("exact-wrong-state-reported", rc == 1 and ("first mismatch: %s:%d:" % (path, i + 1)) in so,
           "rc %d, want line %d: %s" % (rc, i + 1, so[:400]))
     # stop_tick=1 where the kernel could not have stopped it (polling
-    # state); a trace with no such choice leaves nothing to check: a failure
+    # state, the tick traced running: a stopped tick stays stopped, so an
+    # untraced tick state would allow it); a trace with no such choice
+    # leaves nothing to check: a failure
     bad = list(lines)
     j = [k for k in sels if "state=0" in bad[k]]
     ok, why = False, "no sched_idle_select chose state 0 to alter"
     if j:
-        bad[j[0]] = bad[j[0]].replace("stop_tick=0", "stop_tick=1")
+        bad[j[0]] = bad[j[0]].replace("stop_tick=0", "stop_tick=1 tick_stopped=0 learned_ns=-1")
         path = save("exact-wrong-stop-tick", bad)
         rc, so, _ = run(replay, ["--from-boot", "--check-exact", path])
         ok = rc == 1 and ("%s:%d:" % (path, j[0] + 1)) in so
