@@ -67,6 +67,38 @@ need_pkgs() {
 		die "apt-get install$missing failed (log: $BUILD/apt.log)"
 }
 
+# deb_download DIR PKG VERSION [SUITE]: download the Debian package PKG
+# at VERSION into DIR with apt-get and a sources file and apt state of
+# DIR's own (nothing installed, the machine's apt untouched; no root);
+# from SUITE, or without one from bookworm and its updates (6.12's pin
+# is a bookworm point or security update).  Prints the .deb's path; dies
+# with the log DIR/apt.log on any failure.
+deb_download() {
+	dd_dir=$1 dd_pkg=$2 dd_want=$3 dd_suite=${4:-}
+	command -v apt-get >/dev/null || die "no apt-get to download $dd_pkg $dd_want"
+	dd_key=/usr/share/keyrings/debian-archive-keyring.gpg
+	[ -f "$dd_key" ] || die "no $dd_key (package debian-archive-keyring) to check $dd_pkg $dd_want"
+	rm -rf "$dd_dir/apt" "$dd_dir"/*.deb
+	mkdir -p "$dd_dir/apt/lists/partial" "$dd_dir/apt/cache/archives/partial"
+	if [ -z "$dd_suite" ]; then
+		printf 'deb [signed-by=%s] http://deb.debian.org/debian bookworm bookworm-updates main\ndeb [signed-by=%s] http://deb.debian.org/debian-security bookworm-security main\n' \
+			"$dd_key" "$dd_key"
+	else
+		printf 'deb [signed-by=%s] http://deb.debian.org/debian %s main\n' "$dd_key" "$dd_suite"
+	fi >"$dd_dir/sources.list"
+	set -- -o Dir::Etc::SourceList="$dd_dir/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+		-o Dir::State::Lists="$dd_dir/apt/lists" -o Dir::Cache="$dd_dir/apt/cache" \
+		-o Debug::NoLocking=1
+	apt-get -q "$@" update >"$dd_dir/apt.log" 2>&1 ||
+		die "apt-get update${dd_suite:+ for $dd_suite} failed (log: $dd_dir/apt.log)"
+	(cd "$dd_dir" && apt-get -q "$@" download "$dd_pkg=$dd_want") >>"$dd_dir/apt.log" 2>&1 ||
+		die "$dd_pkg $dd_want cannot be downloaded${dd_suite:+ from $dd_suite} (log: $dd_dir/apt.log)"
+	dd_deb=$(ls "$dd_dir"/*.deb)
+	dd_got=$(dpkg-deb -f "$dd_deb" Version)
+	[ "$dd_got" = "$dd_want" ] || die "$dd_deb is version $dd_got, config.mk pins $dd_want"
+	echo "$dd_deb"
+}
+
 # Packages the host needs to build kernels, the image and run guests.
 HOST_PKGS="build-essential bc flex bison libelf-dev libssl-dev cpio xz-utils
 ccache qemu-system-x86 ovmf busybox-static rt-tests linux-perf python3

@@ -48,29 +48,10 @@ else
 	if [ ! -f "$tarball" ] || [ "$(cat "$R/version" 2>/dev/null)" != "$want" ]; then
 		command -v apt-get >/dev/null ||
 			die "no apt-get: download $pkg $want (a Debian package) by hand and unpack ${tarball#"$R/root/"} from it into $R/root/, or run: make -C idle-loop KSRC=PATCHED-TREE"
-		keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-		[ -f "$keyring" ] || die "no $keyring (package debian-archive-keyring) to check $pkg $want"
-		rm -rf "$R/root" "$R/apt" "$R"/*.deb
-		mkdir -p "$R/apt/lists/partial" "$R/apt/cache/archives/partial" "$R/root"
-		# 6.12's pin is a bookworm point or security update; 7.3's suite
-		# is in config.mk
-		if [ -z "$suite" ]; then
-			printf 'deb [signed-by=%s] http://deb.debian.org/debian bookworm bookworm-updates main\ndeb [signed-by=%s] http://deb.debian.org/debian-security bookworm-security main\n' \
-				"$keyring" "$keyring"
-		else
-			printf 'deb [signed-by=%s] http://deb.debian.org/debian %s main\n' "$keyring" "$suite"
-		fi >"$R/sources.list"
-		set -- -o Dir::Etc::SourceList="$R/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
-			-o Dir::State::Lists="$R/apt/lists" -o Dir::Cache="$R/apt/cache" \
-			-o Debug::NoLocking=1
+		rm -rf "$R/root"
+		mkdir -p "$R/root"
 		say "downloading $pkg $want (about 150 MB; only the replay's files are kept)"
-		apt-get -q "$@" update >"$R/apt.log" 2>&1 ||
-			die "apt-get update failed (log: $R/apt.log)"
-		(cd "$R" && apt-get -q "$@" download "$pkg=$want") >>"$R/apt.log" 2>&1 ||
-			die "$pkg $want cannot be downloaded (log: $R/apt.log)"
-		deb=$(ls "$R"/*.deb)
-		got=$(dpkg-deb -f "$deb" Version)
-		[ "$got" = "$want" ] || die "$deb is version $got, config.mk pins $want"
+		deb=$(deb_download "$R" "$pkg" "$want" "$suite")
 		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$R/root" --wildcards "*${tarball#"$R/root"}" ||
 			die "cannot unpack $deb"
 		rm -f "$deb"

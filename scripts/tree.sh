@@ -32,20 +32,9 @@ else
 	tarball=$src/root/$tarball
 	if [ ! -f "$tarball" ] || [ "$(cat "$src/version" 2>/dev/null)" != "$want" ]; then
 		rm -rf "$src"
-		mkdir -p "$src/apt/lists/partial" "$src/apt/cache/archives/partial" "$src/root"
-		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
-			>"$src/sources.list"
-		set -- -o Dir::Etc::SourceList="$src/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
-			-o Dir::State::Lists="$src/apt/lists" -o Dir::Cache="$src/apt/cache" \
-			-o Debug::NoLocking=1
+		mkdir -p "$src/root"
 		say "downloading $pkg $want from $suite"
-		apt-get -q "$@" update >"$src/apt.log" 2>&1 ||
-			die "apt-get update for $suite failed (log: $src/apt.log)"
-		(cd "$src" && apt-get -q "$@" download "$pkg=$want") >>"$src/apt.log" 2>&1 ||
-			die "$pkg $want cannot be downloaded from $suite (log: $src/apt.log)"
-		deb=$(ls "$src"/*.deb)
-		got=$(dpkg-deb -f "$deb" Version)
-		[ "$got" = "$want" ] || die "$deb is version $got, config.mk pins $want"
+		deb=$(deb_download "$src" "$pkg" "$want" "$suite")
 		dpkg-deb -x "$deb" "$src/root" || die "cannot unpack $deb"
 		[ -f "$tarball" ] || die "$deb has no ${tarball#"$src/root/"}"
 		echo "$want" >"$src/version"
