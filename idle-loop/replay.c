@@ -274,7 +274,7 @@ static u64 energy_irq_ns(struct irq_predict_cpu *pc, u64 now, u64 timer_ns,
 
 			/*
 			 * the wakeups nothing announced (IPIs) keep their
-			 * point: energy over them cost ipi 1.052 -> 1.094
+			 * point: energy over them cost more energy on ipi
 			 */
 			if (next != U64_MAX && next < first) {
 				first = next;

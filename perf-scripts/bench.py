@@ -232,9 +232,8 @@ def run_dir(a):
 
 
 def in_runs(d):
-    """d is one of the runs under build/bench (or build/bench itself, where
-    an older bench.py wrote its one run)."""
-    return cells.RUNS in (d, os.path.dirname(d))
+    """d is one of the runs under build/bench."""
+    return os.path.dirname(d) == cells.RUNS
 
 
 def cmdline_or_none(cell, setup):

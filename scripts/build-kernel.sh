@@ -1,12 +1,15 @@
 #!/bin/sh
-# build-kernel.sh KIND: configure and build one guest kernel.
+# build-kernel.sh stock|patched [FRAGMENT]: configure and build one guest kernel.
 #   stock   = build/linux-stock (base + test infrastructure), fragments
 #             tree-$LINUX.config base.config stock.config
 #   patched = build/linux (the whole series), fragments tree-$LINUX.config
 #             base.config stock.config patched.config
-# Output: build/kernels/KIND.bzImage and KIND.config.  The object tree is
-# SRC/.out, inside each worktree, so that both kernels compile the same
-# relative paths and ccache shares every unchanged object between them.
+#   FRAGMENT: one more file of guest-image/configs/ on top (debug.config:
+#             make test-robust's patched-debug kernel)
+# Output: build/kernels/NAME.bzImage and NAME.config, NAME = KIND or
+# KIND-FRAGMENT without .config.  The object tree is SRC/.out-NAME, inside
+# each worktree, so that both kernels compile the same relative paths and
+# ccache shares every unchanged object between them.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -15,7 +18,7 @@ extra_frag=${2:-}
 case "$kind" in
 stock) src=$BUILD/linux-stock; frags="tree-$LINUX.config base.config stock.config" ;;
 patched) src=$BUILD/linux; frags="tree-$LINUX.config base.config stock.config patched.config" ;;
-*) die "usage: build-kernel.sh stock|patched [extra-fragment]" ;;
+*) die "usage: build-kernel.sh stock|patched [FRAGMENT]" ;;
 esac
 name=$kind
 if [ -n "$extra_frag" ]; then

@@ -4,7 +4,8 @@
 # "N passed, N failed"; exits non-zero on any failure.
 #   host:   harness fault tests, replay tests, parser and report tests,
 #           every quoted figure has a generated source
-#   series: checkpatch --strict on each patch, every prefix of the series builds
+#   series: checkpatch --strict on each patch, every prefix of the series
+#           compiles (the directories it touches; make test-robust links each)
 #   guests: both kernels boot on 1 and 2 vCPUs (4 for the patched one),
 #           the series' KUnit suites pass (KTAP parsed), each emulated
 #           state is entered, the patched path runs and no governor
@@ -105,7 +106,7 @@ check oracle python3 "$TOP/scripts/tests/oracle-check.py"
 control control-oracle-fit 'oracle above the kernel.s own state' \
 	python3 "$TOP/scripts/tests/oracle-check.py" --control
 
-# The series: style, then every prefix of it builds.
+# The series: style, then every prefix of it compiles (build-each-patch.sh).
 cp=$BUILD/linux/scripts/checkpatch.pl
 for p in "$TOP"/series/0*.patch; do
 	case "$p" in *0000-cover-letter*) continue ;; esac

@@ -7,8 +7,8 @@ Every `make bench` run writes a directory of its own, named by its start
     build/bench/latest -> YYYY.MM.DD-...       the newest run
     BENCH/run.json           the run's bench.py arguments (--resume reads them)
 
-(new_run(), find_run()).  A directory named with --out, and build/bench
-itself, hold the same layout.
+(new_run(), find_run()).  A directory named with --out holds the same
+layout.
 
     BENCH/cells/CELL/        console.log, qemu.cmd, launch.info,
                              verdict (guest-image/judge.sh's, or the host's
@@ -24,7 +24,8 @@ A cell is written under CELL.run/ and renamed in one step; JSON files are
 written to a temporary name and renamed (atomic_write), so a full disk or
 a kill leaves the earlier cell as it was.  A cell whose verdict is PASS,
 whose parsed.json exists and whose meta matches what would run now
-(workloads, windows, seed, kernel image, guest image) is not run again,
+(workloads, windows, seed, kernel image, guest image, kernel command
+line) is not run again,
 except for the workloads its parsed.json lacks or marks failed
 (missing()): those boot again, alone, and merge into it (merge())."""
 import glob
@@ -120,26 +121,16 @@ def verdict(d):
         return "FAIL: no verdict"
 
 
-def cell_cmdline(meta):
-    """The kernel command line a cell was booted with: meta's "cmdline",
-    or, for cells of older benches, run-qemu.sh's -a argument in the
-    recorded command (it is followed by -t)."""
-    if "cmdline" in meta:
-        return meta["cmdline"]
-    cmd = meta.get("qemu_cmd", "")
-    a, t = cmd.find(" -a "), cmd.rfind(" -t ")
-    return cmd[a + 4:t] if 0 <= a < t else None
-
-
 def missing(d, cell, kernel, image, cmdline):
     """The workloads of cell to run: none when d holds all of them, those
     it lacks or marks failed when d is a cell to keep, every one otherwise.
     A cell is kept when it passed, was parsed, and ran with the same
     workloads, seed, kernel image, guest image (mkinitramfs.sh makes the
     same image from the same inputs, so a change to bench.sh reruns the
-    cells) and kernel command line (which carries every workload's
-    parameters: a changed period in workloads.toml reruns the cells that
-    run it).  A cost cell (COST_MODES) is kept or run whole: whole again
+    cells) and kernel command line (meta.json's cmdline, which carries
+    every workload's parameters: a changed period in workloads.toml reruns
+    the cells that run it; cmdline None, a line that cannot be made, keeps
+    none).  A cost cell (COST_MODES) is kept or run whole: whole again
     when its parsed.json marks one of its workloads failed."""
     every = [w for w, _ in cell.works]
     meta = read_json(os.path.join(d, "meta.json"))
@@ -148,7 +139,7 @@ def missing(d, cell, kernel, image, cmdline):
             meta.get("workloads") == dict(cell.works) and meta.get("seed") == cell.seed and
             meta.get("kernel_sha256") == file_id(kernel) and
             meta.get("image_sha256") == file_id(image) and
-            cell_cmdline(meta) == cmdline):
+            cmdline is not None and meta.get("cmdline") == cmdline):
         return every
     if cell.mode in COST_MODES:
         return every if parsed.get("failed") else []

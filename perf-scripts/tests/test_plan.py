@@ -114,14 +114,15 @@ class DoneTest(unittest.TestCase):
         return self.cells.done(self.dir, self.cell, self.kernel, self.image, line)
 
     def test_command_line_decides(self):
-        # a cell of an older bench: the line read back from its command
-        self.write(self.meta)
+        # a cell records its line
+        self.write(dict(self.meta, cmdline=self.line))
         self.assertTrue(self.done(self.line))
+        self.assertFalse(self.done(self.line + " x"))
         # a workload's parameter changed (a pipe period): run again
         self.assertIn("pipeper=", self.line)
         self.assertFalse(self.done(self.line.replace("pipeper=", "pipeper=9")))
+        # a line that cannot be made, or a cell without its line: run again
         self.assertFalse(self.done(None))
-        # a new cell records its line
-        self.write(dict(self.meta, cmdline=self.line, qemu_cmd=""))
-        self.assertTrue(self.done(self.line))
-        self.assertFalse(self.done(self.line + " x"))
+        self.write(self.meta)
+        self.assertFalse(self.done(self.line))
+        self.assertFalse(self.done(None))
