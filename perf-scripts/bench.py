@@ -417,8 +417,10 @@ def main(argv=None):
                 else os.path.join(run, "report", "results.md"))
         bad = report.build(run, dest, os.path.join(BUILD, "bench-noise"), table)
         if bad:
-            die(f"{bad} oracle violation{'s' if bad > 1 else ''}: the oracle or the energy "
-                f"model is wrong ({os.path.relpath(dest, TOP)}, \"Oracle violations\")")
+            die(f"{bad} failed check{'s' if bad > 1 else ''} of the runs: an oracle "
+                f"violation (the oracle or the energy model is wrong) or an interrupt "
+                f"source outside the design ({os.path.relpath(dest, TOP)}, \"Oracle "
+                f"violations\" and \"Interrupt sources outside the design\")")
 
 
 if __name__ == "__main__":

@@ -44,8 +44,9 @@ def main(argv=None):
                     else linuxtree.RESULTS)
     bad = report.build(run, out, a.noise, table)
     if bad:
-        sys.exit(f"report: error: {bad} oracle violation{'s' if bad > 1 else ''} "
-                 f"(\"Oracle violations\" in {out})")
+        sys.exit(f"report: error: {bad} failed check{'s' if bad > 1 else ''} of the runs "
+                 f"(\"Oracle violations\" and \"Interrupt sources outside the design\" "
+                 f"in {out})")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,11 @@ from . import cells, cost, parse, trace
 from .configs import CONFIGS
 from .workloads import TOP, read_lists
 
+# every bench boot, cost boots too: no KUnit at boot (make test runs it;
+# it delays user space by a different time in each kernel), and no PS/2
+# controller, whose probe falls inside the first window
+# (report/sources.py checks the windows' interrupt sources)
+QUIET_ARGS = "kunit.enable=0 initcall_blacklist=i8042_init"
 RUN_QEMU = os.path.join(TOP, "guest-image", "run-qemu.sh")
 # The NICs of a cell with host traffic: MAC, guest address, the UDP port
 # the host forwards into it (udpgen sends to 127.0.0.1:PORT).
@@ -48,7 +53,8 @@ GEN_SEEDS_PER_CELL = 64
 # menu and teo need for their sleep length (without them the governor
 # rows of a replay are rough); no_hash_pointers, or every timer's address
 # prints as the same hashed placeholder in an -icount guest.
-COMMON_ARGS = ("hpet=disable no_hash_pointers trace_event=power:cpu_idle,irq:irq_handler_entry,"
+COMMON_ARGS = ("hpet=disable no_hash_pointers " + QUIET_ARGS + " "
+               "trace_event=power:cpu_idle,irq:irq_handler_entry,"
                "sched_idle:sched_idle_select,irq_predict:irq_predict_stamp,"
                "irq_predict:irq_predict_next,"
                "irq_predict:irq_predict_lost,irq_predict:irq_predict_reset,"
@@ -95,7 +101,7 @@ class Setup:
 
 # The cost cells (both stages, cells.COST_MODES): the kernel's probe on
 # (cost.py); no trace event, nothing reads a trace there.
-COST_ARGS = "hpet=disable cpuidle_cost.enable=1"
+COST_ARGS = "hpet=disable " + QUIET_ARGS + " cpuidle_cost.enable=1"
 
 
 def guest_words(cell, table):

@@ -371,3 +371,52 @@ class WindowTextTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SourcesTest(unittest.TestCase):
+    """A window's interrupt source outside the workloads' design fails the
+    run: the i8042 probe is the control, the workloads' own sources pass."""
+
+    def test_allowed(self):
+        from idlebench.report import sources
+        for s in ("LOC", "CAL", "RES", "TLB", "IWI", "16:irqgen0", "25:virtio0-input.0"):
+            self.assertTrue(sources.allowed(s), s)
+        for s in ("12:i8042", "8:rtc0", "0:timer", "NMI", "irqgen0", "x:irqgen0"):
+            self.assertFalse(sources.allowed(s), s)
+        # the RTC only where the workload asks for it
+        table = workloads.table()
+        self.assertTrue(sources.allowed("8:rtc0", table["rtc"]))
+        self.assertFalse(sources.allowed("8:rtc0", table["idle"]))
+
+    def build(self, irqs):
+        with tempfile.TemporaryDirectory() as d:
+            for cfg in ("menu", "sched"):
+                for r in (1, 2):
+                    name = f"{cfg}-2cpu-icount-r{r}"
+                    meta = {"cell": name, "config": cfg, "vcpus": 2, "repeat": r,
+                            "mode": "icount", "shift": 0, "workloads": {"idle": 1},
+                            "console": "x"}
+                    run = {"miss_rate": 0.1, "window_s": 2.0, "power_mw": 10.0,
+                           "states": {"C1": {"usage": 5, "time": 100, "above": 1,
+                                             "below": 0}},
+                           "irqs": irqs(cfg, r)}
+                    write_cell(d, name, meta, {"info": {"kernel": "6.12"},
+                                               "runs": {"idle": run}})
+            out = os.path.join(d, "results.md")
+            bad = report.build(d, out, "/nonexistent", workloads.table())
+            with open(out) as f:
+                return bad, f.read()
+
+    def test_workload_sources_pass(self):
+        bad, text = self.build(lambda c, r: {"LOC": 400, "CAL": 60, "16:irqgen0": 0})
+        self.assertEqual(bad, 0)
+        self.assertIn("## Interrupt sources outside the design", text)
+        self.assertIn("- none: every window held only the workloads' sources.", text)
+
+    def test_probe_fails(self):
+        # the control: menu's first run holds the PS/2 probe, sched's none
+        bad, text = self.build(lambda c, r: dict({"LOC": 400},
+                                                 **({"12:i8042": 32} if (c, r) == ("menu", 1)
+                                                    else {})))
+        self.assertEqual(bad, 1)
+        self.assertIn("| idle | 2 | menu | 12:i8042 | 1 of 2 | 32 |", text)

@@ -85,7 +85,7 @@ class ReportRunTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             meta = {"cell": "menu-2cpu-icount-r1", "config": "menu", "vcpus": 2, "repeat": 1,
                     "mode": "icount", "shift": 0, "workloads": {"rtc": 1}, "console": "x"}
-            run = {"miss_rate": 0.1, "power_mw": 10.0, "ct_p99_us": 50, "irqs": {"rtc0": 10},
+            run = {"miss_rate": 0.1, "power_mw": 10.0, "ct_p99_us": 50, "irqs": {"8:rtc0": 10},
                    "states": {"C1": {"usage": 5, "time": 100, "above": 1, "below": 0}}}
             write_cell(d, meta["cell"], meta, {"info": {"kernel": "6.12"}, "runs": {"rtc": run}})
             out = os.path.join(d, "out", "results.md")

@@ -8,7 +8,7 @@ import os
 
 from .. import cells, cost, series
 from ..cells import atomic_write, read_json
-from . import oracle, plots, prose, tables
+from . import oracle, plots, prose, sources, tables
 from .tables import CONFIGS
 
 
@@ -111,8 +111,8 @@ def build_load(bench, out, workloads, loads, failed, series_dir=series.SERIES):
 def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
     """Write the report of bench to out (plots next to it in plots/, or
     plots-7.3/ for results-7.3.md);
-    returns how many oracle violations it lists (report/oracle.py), 0 for
-    a cost-load run.  series_dir: the checkout's series/, against which the kernels' series
+    returns how many oracle violations (report/oracle.py) and stray
+    interrupt sources (report/sources.py) it lists, 0 for a cost-load run.  series_dir: the checkout's series/, against which the kernels' series
     ids are told (idlebench/series.py)."""
     costs, loads = {}, {}
     runs, failed = load(bench, workloads, costs, loads)
@@ -148,6 +148,8 @@ def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
              " (details in \"Selection cost per idle entry\").\n")
     oracle_lines, violations = oracle.section(runs)
     L.extend(oracle_lines)
+    source_lines, strays = sources.section(runs, workloads)
+    L.extend(source_lines)
     L.extend(failure_lines(bench, failed))
     losses, noise = [], {}
     for w in works:
@@ -175,4 +177,4 @@ def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
     L.extend(prose.conclusions(noise, losses, runs, skipped, bench))
     atomic_write(out, "\n".join(L) + "\n")
     print(f"report: {out} ({len(made)} plots in {pdir})")
-    return len(violations)
+    return len(violations) + strays
