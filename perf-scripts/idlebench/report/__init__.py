@@ -112,7 +112,8 @@ def build(bench, out, noise_dir, workloads, series_dir=series.SERIES):
     """Write the report of bench to out (plots next to it in plots/, or
     plots-7.3/ for results-7.3.md);
     returns how many oracle violations (report/oracle.py) and stray
-    interrupt sources (report/sources.py) it lists, 0 for a cost-load run.  series_dir: the checkout's series/, against which the kernels' series
+    interrupt sources (report/sources.py) it lists, 0 for a cost-load run.
+    series_dir: the checkout's series/, against which the kernels' series
     ids are told (idlebench/series.py)."""
     costs, loads = {}, {}
     runs, failed = load(bench, workloads, costs, loads)

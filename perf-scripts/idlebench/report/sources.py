@@ -2,10 +2,12 @@
 interrupt source counted in a measured window (/proc/interrupts, before
 and after it) must be one the workloads are made of: the CPUs' own
 vectors (local timer, IPIs, irq_work), the HPET generator's lines,
-virtio traffic, and the RTC of a workload that asks for it (rtc_hz).  Anything else, a device probed at boot (the PS/2
-controller's i8042 on IRQ 12, say) or a stray timer line, is a wakeup
-that one configuration's window may hold and another's not, so it fails
-the run, as an oracle violation does."""
+virtio traffic, and the RTC of a workload that asks for it (rtc_hz).
+Anything else, a device probed at boot (the PS/2 controller's i8042 on
+IRQ 12, say) or a stray timer line, is a wakeup that one
+configuration's window may hold and another's not, so it fails the run,
+as an oracle violation does."""
+from ..launch import QUIET_ARGS
 
 # /proc/interrupts' per-CPU vectors the workloads make: the local timer,
 # function-call, reschedule and TLB-shootdown IPIs, irq_work
@@ -23,8 +25,8 @@ TEXT = (
     "device probed at boot or a line nobody asked for, wakes CPUs in one "
     "configuration's window and maybe not in another's; a run that holds one fails "
     "(bench.py and report.py exit 1 after writing the report). The bench boots with "
-    "KUnit off (kunit.enable=0) and without the PS/2 controller's driver "
-    "(initcall_blacklist=i8042_init), whose probe fell inside the first window.\n")
+    f"{QUIET_ARGS}: no KUnit at boot, and no PS/2 controller's driver, whose probe "
+    "fell inside the first window.\n")
 
 
 def allowed(source, wl=None):
