@@ -56,6 +56,7 @@ struct exact_cpu {
 	/* the last question, for the sched_idle_select that follows it */
 	int pend, pend_warm;
 	u64 pend_irq_ns;
+	bool pend_irregular;	/* irq_predict_irregular() of that answer */
 	/*
 	 * sched_idle_learn_from(): the history, known from boot or once
 	 * HIST_WARM periods were learned from; the last choice's expected
@@ -197,14 +198,32 @@ static void exact_next(struct exact *xs, struct exact_cpu *x, const struct event
 	x->pend = 1;
 	x->pend_warm = warm;
 	x->pend_irq_ns = next == U64_MAX ? U64_MAX : next - now;
+	x->pend_irregular = irq_predict_irregular(&x->pc);
 }
 
-/* kernel/sched/idle.c: sched_idle()'s choice with the tick @stopped or not. */
-static void exact_choose(const struct sched_idle_wakeup *w,
-			 struct sched_idle_history *h, u64 lat, bool stopped,
+/*
+ * kernel/sched/idle.c: sched_idle()'s choice for the tick state @tick,
+ * completed for the restarted tick's traced first expiry when the choice
+ * restarts it.
+ */
+static void exact_choose(const struct event *e, const struct sched_idle_wakeup *w0,
+			 struct sched_idle_history *h, u64 lat, int tick,
 			 struct sched_idle_choice *c)
 {
-	sched_idle_choose(&drv, &dev, w, h, lat, tick_period_ns, stopped, c);
+	struct sched_idle_wakeup w = *w0;
+
+	sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns, tick, c);
+	if (c->index < 0 || !c->restart_tick)
+		return;
+	if (e->select.restarted_ns == NO_TIME) {
+		/* a guess at an untraced tick state: not the kernel's choice */
+		if (e->select.tick_stopped < 0) {
+			c->index = -1;
+			return;
+		}
+		fail(e->line, "sched_idle_select restarted the tick without restarted_ns: too old for exact replay");
+	}
+	sched_idle_tick_restarted(&drv, &dev, &w, lat, e->select.restarted_ns, c);
 }
 
 /* kernel/sched/idle.c: sched_idle(), from the replayed prediction. */
@@ -238,16 +257,17 @@ static void exact_select(struct exact *xs, struct exact_cpu *x, const struct eve
 	w.timer_ns = s->timer_ns;
 	w.delta_tick_ns = s->delta_tick_ns;
 	w.irq_ns = x->pend_irq_ns;
+	w.irq_irregular = x->pend_irregular;
 	sched_idle_wakeup_combine(&w);
 	stop = s->stop_tick;
 	if (s->tick_stopped >= 0) {
-		exact_choose(&w, h, lat, s->tick_stopped, &c0);
+		exact_choose(e, &w, h, lat, s->tick_stopped, &c0);
 		ok = c0.index >= 0 && stop == c0.stop_tick && c0.index == s->state;
 		index = c0.index;
 	} else {
 		/* tick_nohz_tick_stopped() is not traced: either is possible */
-		exact_choose(&w, h, lat, false, &c0);
-		exact_choose(&w, h, lat, true, &c1);
+		exact_choose(e, &w, h, lat, 0, &c0);
+		exact_choose(e, &w, h, lat, 1, &c1);
 		ok = c0.index >= 0 && stop == c0.stop_tick && c0.index == s->state;
 		index = c0.index;
 		if (!ok && c1.index >= 0 && stop == c1.stop_tick && c1.index == s->state) {

@@ -326,7 +326,7 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 
 		u64 stop = arg_u64(ln, a, na, "stop_tick");
 		struct tok dt;
-		u64 delta = NO_TIME;
+		u64 delta = NO_TIME, restarted = NO_TIME;
 		int stopped = -1;
 		s64 learned = -1;
 
@@ -337,11 +337,16 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 		if (arg(a, na, "tick_stopped", &dt)) {
 			u64 t = arg_u64(ln, a, na, "tick_stopped");
 
-			/* 2: a nohz_full CPU, in the series' earlier versions */
 			if (t > 2)
 				fail(ln, "tick_stopped=%" PRIu64 " out of range", t);
-			stopped = t != 0;
+			stopped = (int)t;
 			learned = arg_s64(ln, a, na, "learned_ns");
+		}
+		/* restarted_ns: since the fourth */
+		if (arg(a, na, "restarted_ns", &dt)) {
+			s64 r = arg_s64(ln, a, na, "restarted_ns");
+
+			restarted = r < 0 ? NO_TIME : (u64)r;
 		}
 		check_irq(ln, irq);
 		if (state < -1000 || state >= CPUIDLE_STATE_MAX)
@@ -353,6 +358,7 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 		e->select.delta_tick_ns = delta;
 		e->select.stop_tick = stop != 0;
 		e->select.tick_stopped = stopped;
+		e->select.restarted_ns = restarted;
 		e->select.learned_ns = learned < 0 ? NO_TIME : (u64)learned;
 		e->select.state = state;
 		rd->tr->have_select = true;

@@ -44,7 +44,9 @@ struct cpu_state {
 	u64 delta_tick_ns;	/* traced, or NO_TIME: model it from --tick-ns */
 	int stop_tick;		/* traced tick decision, or -1 */
 	int sel_tick_stopped;	/* traced tick state at selection, or -1 */
+	u64 restarted_ns;	/* traced first expiry of a restarted tick */
 	u64 irq_ns[NR_RULES];
+	bool irq_irregular[NR_RULES];	/* irq_predict_irregular() of each */
 	struct sched_idle_history hist[NR_RULES];
 	int kernel_state;	/* from sched_idle_select, or -1 */
 	int irq_during;
@@ -64,7 +66,7 @@ struct cpu_state {
 	int traced_state;	/* state the traced kernel entered, or -1 */
 	u64 exit_t;		/* end of the previous idle period */
 	int tick_fired;		/* the tick's hrtimer expired in the open period */
-	int tick_stopped_sel;	/* the tick was stopped at the entry */
+	int tick_stopped_sel;	/* enum sched_idle_tick at the entry */
 	u64 gsleep, gnext;	/* the governors' sleep length and next event */
 	bool got_tick_unread[GOV_MAX];	/* set, not yet read by reflect() */
 	struct row_cpu rc[NR_ROWS];
@@ -472,6 +474,7 @@ static void idle_enter(struct replay *rp, const struct trace *tr,
 	c->delta_tick_ns = NO_TIME;
 	c->stop_tick = -1;
 	c->sel_tick_stopped = -1;
+	c->restarted_ns = NO_TIME;
 	if (c->sel_valid) {
 		const struct ev_select *s = &c->sel.select;
 
@@ -483,6 +486,7 @@ static void idle_enter(struct replay *rp, const struct trace *tr,
 		c->delta_tick_ns = s->delta_tick_ns;
 		c->stop_tick = s->stop_tick;
 		c->sel_tick_stopped = s->tick_stopped;
+		c->restarted_ns = s->restarted_ns;
 		c->sel_valid = 0;
 	} else if (!tr->have_native_timer && tr->have_hrt) {
 		c->timer_ns = hrt_next(e->cpu, now);
@@ -508,6 +512,7 @@ static void idle_enter(struct replay *rp, const struct trace *tr,
 		}
 		next = rule_predict(&c->pc[r], r, now, &irq);
 		c->irq_ns[r] = next == U64_MAX ? U64_MAX : next - now;
+		c->irq_irregular[r] = irq_predict_irregular(&c->pc[r]);
 	}
 	c->ring_n = 0;
 	c->open = 1;
@@ -651,6 +656,7 @@ static void idle_exit(struct replay *rp, const struct trace *tr, size_t idx)
 			continue;
 		w.timer_ns = timer_ns;
 		w.irq_ns = c->irq_ns[r];
+		w.irq_irregular = c->irq_irregular[r];
 		if (((r == RULE_ENERGY || r == RULE_HYBRID) && states_have_power()) ||
 		    r == RULE_DMEDIAN) {
 			int point = 0;
@@ -676,6 +682,12 @@ static void idle_exit(struct replay *rp, const struct trace *tr, size_t idx)
 		sched_idle_choose(&drv, &dev, &w, rp->learn ? &c->hist[r] : NULL,
 				  c->latency_req, rp->tick_ns ? rp->tick_ns : (u64)TICK_NSEC,
 				  c->tick_stopped_sel, &ch);
+		/* the restarted tick: traced, or the next of the grid */
+		if (ch.index >= 0 && ch.restart_tick)
+			sched_idle_tick_restarted(&drv, &dev, &w, c->latency_req,
+						  c->restarted_ns != NO_TIME ? c->restarted_ns :
+						  rp->tick_ns ? tick_grid_next(rp, c->enter_t) :
+						  (u64)TICK_NSEC, &ch);
 		index = ch.index;
 		/* sched_idle_learn_from(), with the traced idle duration */
 		if (rp->learn && index >= 0) {

@@ -46,7 +46,8 @@ struct ev_select {
 	u64 learned_ns;		/* residency learned from, NO_TIME for none */
 	int state;		/* the state the kernel chose */
 	int stop_tick;		/* the kernel's tick decision */
-	int tick_stopped;	/* 1 stopped, 0 running, -1 not traced */
+	int tick_stopped;	/* enum sched_idle_tick, -1 not traced */
+	u64 restarted_ns;	/* first expiry of a restarted tick, or NO_TIME */
 };
 
 /* EV_HRT_START, EV_HRT_CANCEL, EV_HRT_EXPIRE: timer:hrtimer_* */

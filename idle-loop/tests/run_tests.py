@@ -397,9 +397,9 @@ def exact_mode(replay, out):
     check("exact-wrong-state-reported", rc == 1 and ("first mismatch: %s:%d:" % (path, i + 1)) in so,
           "rc %d, want line %d: %s" % (rc, i + 1, so[:400]))
     # stop_tick=1 where the kernel could not have stopped it (polling
-    # state, the tick traced running: a stopped tick stays stopped, so an
-    # untraced tick state would allow it); a trace with no such choice
-    # leaves nothing to check: a failure
+    # state, the tick traced running: a stopped tick stays stopped for a
+    # device that keeps its rhythm, so an untraced tick state would allow
+    # it); a trace with no such choice leaves nothing to check: a failure
     bad = list(lines)
     j = [k for k in sels if "state=0" in bad[k]]
     ok, why = False, "no sched_idle_select chose state 0 to alter"

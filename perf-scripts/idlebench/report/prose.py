@@ -253,19 +253,20 @@ METHOD = (
 
 TICK_NOTE = (
     "Tick stops and restarts: the patched kernel's debugfs sched_idle/stats counts, per "
-    "CPU, the idle entries that stopped a running tick (`tick_stops`); a kernel whose idle "
-    "path can start a stopped tick again also counts those entries (`tick_restarts`). The "
-    "tables give the counts per second of each run's measured window, summed over the "
-    "CPUs, beside the sched idle path's other counters (err_early, err_good, err_late). "
-    "The series' idle path has no restart: a tick stopped in an earlier idle period stays "
-    "stopped (sched_idle_choose()), so its kernels list stops only. The stock kernel "
+    "CPU, the idle entries that stopped a running tick (`tick_stops`) and those that "
+    "started a stopped tick again from the idle loop (`tick_restarts`); the tables give "
+    "both per second of each run's measured window, summed over the CPUs, beside the "
+    "sched idle path's other counters (err_early, err_good, err_late). The series' idle "
+    "path restarts a stopped tick only behind a guess (a state the history shortened, or a "
+    "prediction from devices with no rhythm) when the next timer allows a deeper state "
+    "(sched_idle_choose()). The stock kernel "
     "has no such counters, so menu and teo read n/a: its idle loop never restarts a "
-    "stopped tick either, menu and teo only keep it running or stop it, and a tick once "
+    "stopped tick, menu and teo only keep it running or stop it, and a tick once "
     "stopped stays stopped until the CPU leaves the idle loop (kernel/sched/idle.c: "
     "idle_call_stop_or_retain_tick() stops a stopped tick again whatever the governor "
     "says; do_idle()'s one restart comes before polling, with idle=poll or an expired "
     "broadcast timer, not after a governor's choice). A patched kernel whose stats lack "
-    "both keys reads \"not counted\".\n")
+    "the two keys reads \"not counted\".\n")
 
 
 def caveats(bench):
