@@ -14,8 +14,8 @@
 #   make bench-cost-load  the selection cost per idle entry and per
 #                 interrupt of menu, teo and sched as the interrupts on one
 #                 CPU grow (1 to 5 sources, 1,000 to 50,000 interrupts/s):
-#                 3 -icount boots (measured run times: docs/method.md;
-#                 estimate: bench.py --cost-load --dry-run), into a run of its own,
+#                 3 -icount boots (estimate: bench.py --cost-load --dry-run;
+#                 the run's report states its wall time), into a run of its own,
 #                 build/bench/YYYY.MM.DD-HH.MM.SS-costload, reported into its
 #                 report/results.md and docs/cost-load.md (docs/results.md
 #                 is left as it is; BENCH_ARGS="--seeds 1,2,3" for more

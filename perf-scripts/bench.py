@@ -71,11 +71,18 @@ def split_list(s, valid, what, conv=str):
 def arguments(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true",
-                    help="2 repeats, 1 s windows, real time, menu teo sched (fits 15 minutes)")
+                    help=f"2 repeats, {plan.QUICK_SECONDS} s windows, real time, menu teo sched "
+                    "(fits 15 minutes)")
     ap.add_argument("--configs", help=f"default {','.join(DEFAULT_CONFIGS)} "
                     "(--quick: the configurations marked quick)")
-    ap.add_argument("--vcpus", help=f"default 1,2; any of {','.join(map(str, VCPUS))}, each "
-                    "configuration run on those of its own counts (idlebench/configs.py)")
+    ap.add_argument("--vcpus", help="comma-separated vCPU counts, any of "
+                    f"{','.join(map(str, VCPUS))} (default "
+                    f"{','.join(map(str, plan.DEFAULT_VCPUS))}): each configuration runs on "
+                    "those of them among its own (Config.vcpus, idlebench/configs.py), named "
+                    "in --configs or not, and one with none of them is refused; given, the "
+                    "matrix is shaped by hand, real-time cells on each count and repeat too "
+                    f"(the full matrix without it: {','.join(map(str, plan.REAL_VCPUS))} vCPUs, "
+                    f"{plan.REAL_REPEATS} repeats)")
     ap.add_argument("--repeats", type=int)
     ap.add_argument("--seeds", help="comma-separated seed of each repeat (default: the repeat "
                     "number); the same seed twice reruns a cell exactly under -icount")
@@ -83,7 +90,8 @@ def arguments(argv):
                     "default, or every workload of --workload-file)")
     ap.add_argument("--workload-file", help="a TOML file of workloads in the form of "
                     "perf-scripts/workloads.toml (`make bench WORKLOADS=FILE`)")
-    ap.add_argument("--seconds", type=int, help="override every workload's window")
+    ap.add_argument("--seconds", type=int, help="every window, the cost stage's too "
+                    "(instead of the workload's, or --quick's)")
     ap.add_argument("--shift", type=int, default=0, help="-icount shift (default 0)")
     ap.add_argument("--timing", choices=("mixed", "real", "icount"),
                     help="mixed: each workload's own mode (default); real: everything in "
@@ -104,8 +112,9 @@ def arguments(argv):
                     "--no-report and --report-only go with it")
     ap.add_argument("--no-cost", action="store_true",
                     help=f"skip the cost stage ({plan.COST_REPEATS} -icount boots per "
-                    f"configuration on {plan.COST_VCPUS} vCPUs, {plan.COST_SECONDS} s windows, "
-                    "one with --quick: selection cost per idle entry, cost per IRQ)")
+                    f"configuration on {plan.COST_VCPUS} vCPUs, {plan.COST_SECONDS} s windows; "
+                    f"one boot of {plan.QUICK_SECONDS} s windows with --quick: selection cost "
+                    "per idle entry, cost per IRQ)")
     ap.add_argument("--cost-only", action="store_true", help="only the cost stage")
     ap.add_argument("--cost-load", action="store_true",
                     help="only the cost-load stage, a run of its own (-costload): "
@@ -167,7 +176,8 @@ def request(a, table):
         works = list(workloads.load(a.workload_file))
     else:
         works = [w for w, x in table.items() if x.default]
-    vcpus = split_list(a.vcpus or "1,2", VCPUS, "vCPU count", int)
+    vcpus = split_list(a.vcpus, VCPUS, "vCPU count", int) if a.vcpus \
+        else list(plan.DEFAULT_VCPUS)
     if not a.cost_only:
         for c in configs:
             if not set(vcpus) & set(CONFIGS[c].vcpus):

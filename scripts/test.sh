@@ -100,11 +100,15 @@ printf 'import unittest\n\n\nclass T(unittest.TestCase):\n    @unittest.skip("co
 	>"$T/skip-tests/test_skip.py"
 control control-perf-scripts-skipped 'tests skipped, not run' sh "$TOP/scripts/tests/no-skips.sh" "$T/skip-tests"
 # the bench's oracle checks (a violation fails bench.py and report.py) on a
-# committed bench trace; the control: the fit rule, the oracle before it
-# was the energy minimum, must be caught above the kernel's own states
+# committed bench run (its trace and the driver's counters); the controls:
+# the fit rule, the oracle before it was the energy minimum, must be
+# caught above the kernel's own states, and the model without its entry
+# energies must be caught by the driver's own counters
 check oracle python3 "$TOP/scripts/tests/oracle-check.py"
 control control-oracle-fit 'oracle above the kernel.s own state' \
 	python3 "$TOP/scripts/tests/oracle-check.py" --control
+control control-oracle-model 'the model charges the driver.s counters' \
+	python3 "$TOP/scripts/tests/oracle-check.py" --control model
 
 # The series: style, then every prefix of it compiles (build-each-patch.sh).
 cp=$BUILD/linux/scripts/checkpatch.pl

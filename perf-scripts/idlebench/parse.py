@@ -244,6 +244,21 @@ def tick_rates(m):
     return {rate: si[k] / win for k, rate in TICK_RATES if k in si}
 
 
+def parse_emu(d, model=None):
+    """The driver's counters of a run directory d (before.emu, after.emu):
+    energy_mj, power_mw, emu_window_s and, with its model, counters (the
+    model against them, energy.counters_check()); {} without them."""
+    eb, ea = os.path.join(d, "before.emu"), os.path.join(d, "after.emu")
+    if not (os.path.exists(eb) and os.path.exists(ea)):
+        return {}
+    b, a = parse_cpu_kv(_read(eb), eb), parse_cpu_kv(_read(ea), ea)
+    m = {"emu_window_s": energy.counters_window_ns(b, a) / 1e9}
+    m["energy_mj"], m["power_mw"] = energy.measured_power(b, a)
+    if model:
+        m["counters"] = energy.counters_check(model, b, a)
+    return m
+
+
 def parse_run(d, model=None, ncpu=None):
     """All metrics of one workload directory d."""
     m = {}
@@ -272,17 +287,11 @@ def parse_run(d, model=None, ncpu=None):
     m["miss_below"] = below / usage if usage else 0.0
     m["miss_rate"] = (above + below) / usage if usage else 0.0
     ncpu = ncpu or (max(k[0] for k in a) + 1)
-    eb, ea = os.path.join(d, "before.emu"), os.path.join(d, "after.emu")
-    if os.path.exists(eb) and os.path.exists(ea):
-        b, a2 = parse_cpu_kv(_read(eb), eb), parse_cpu_kv(_read(ea), ea)
-        m["energy_mj"], m["power_mw"] = energy.measured_power(b, a2)
-        m["emu_window_s"] = energy.counters_window_ns(b, a2) / 1e9
+    m.update(parse_emu(d, model))
     tr = os.path.join(d, "trace.txt")
     if os.path.exists(tr) and model:
         idle, sel, span = trace.idle_periods(_read(tr), tr)
-        win = m.get("emu_window_s")
-        m.update(energy.run_energy(idle.periods, span, model, ncpu, idle.edges(),
-                                   None if win is None else win * 1e9, m.get("power_mw")))
+        m.update(energy.run_energy(idle.periods, span, model, ncpu, m.get("power_mw")))
         if sel:
             # which input won is taken from the kernel's own counters
             # (sched_idle stats), not re-derived from the event fields

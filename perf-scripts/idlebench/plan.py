@@ -1,16 +1,20 @@
 """The cells of a run, their windows and their wall-time estimate.
 
 A configuration runs only on its own Config.vcpus, whether the run names
-it (--configs) or not: --vcpus picks among them.  The full matrix
-(docs/method.md) also runs real-time cells only on REAL_VCPUS for
-REAL_REPEATS repeats; a matrix shaped by hand (--vcpus, --repeats or
---seeds) runs those as asked."""
+it (--configs) or not: the run's vCPU counts (--vcpus, else DEFAULT_VCPUS)
+pick among them, and the cost stages run on COST_VCPUS, which every
+configuration has (tests/test_plan.py).  The full matrix (docs/method.md)
+also runs real-time cells only on REAL_VCPUS for REAL_REPEATS repeats; a
+matrix shaped by hand (--vcpus, --repeats or --seeds) runs those on every
+count and repeat it asks."""
 from dataclasses import dataclass
 
 from . import cost
 from .cells import Cell
 from .configs import CONFIGS
 
+# the run's vCPU counts without --vcpus
+DEFAULT_VCPUS = (1, 2)
 REAL_REPEATS, REAL_VCPUS = 2, (2,)
 # the cost stage: COST_REPEATS -icount boots per configuration (seeds 1..N,
 # one with --quick) on COST_VCPUS, the workloads cost.COST_WORKLOADS in each
@@ -44,11 +48,17 @@ class Request:
     cost: str = "on"            # on, off, only, or load (the cost-load stage alone)
 
 
+def _seconds(req, own):
+    """A window in a run of req whose own length is own: --seconds, else
+    QUICK_SECONDS with --quick, else own.  The one place --seconds and
+    --quick are resolved."""
+    return req.seconds or (QUICK_SECONDS if req.quick else own)
+
+
 def window(req, workload):
-    """The window of workload (a Workload) in a run of req, and the only
-    place --seconds and --quick are resolved: --seconds, else QUICK_SECONDS
-    with --quick, else the table's."""
-    return req.seconds or (QUICK_SECONDS if req.quick else workload.seconds)
+    """The window of workload (a Workload) in a run of req: its table's,
+    unless --seconds or --quick (_seconds())."""
+    return _seconds(req, workload.seconds)
 
 
 def too_few(req, workloads):
@@ -66,9 +76,10 @@ def too_few(req, workloads):
 
 
 def cost_window(req):
-    """The cost stage's window (its workloads' table windows are the
-    measurement cells')."""
-    return req.seconds or (QUICK_SECONDS if req.quick else COST_SECONDS)
+    """The cost stage's window: COST_SECONDS, unless --seconds or --quick
+    (_seconds()); its workloads' table windows are the measurement
+    cells'."""
+    return _seconds(req, COST_SECONDS)
 
 
 def plan(req, workloads):
@@ -112,8 +123,8 @@ def plan(req, workloads):
 
 # Wall-time model of one cell (seconds): a boot, then per workload a fixed
 # cost and a cost per guest second, fitted on the wall-seconds of the
-# cells of 2 vCPUs on this 2-core machine (2 -icount jobs at once; the
-# measured run times are in docs/method.md).  A workload's cost depends
+# cells of 2 vCPUs on this 2-core machine (2 -icount jobs at once; each
+# cell's meta.json records its own, wall_s).  A workload's cost depends
 # on how busy it is (ipi, block), so expect +-30%.
 def estimate(cell):
     v = cell.vcpus

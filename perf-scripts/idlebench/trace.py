@@ -82,32 +82,18 @@ def idle_state(ev, src="trace.txt"):
 class IdlePeriods:
     """Pairs cpu_idle entries with exits: periods {cpu: [(t_enter, t_exit,
     state)]}; an exit without an entry (the window opened inside an idle
-    period) is dropped, and so is an entry still open at the end.  What
-    was dropped at the two ends stays known (edges()): a model of the
-    traced periods does not see that idle time."""
+    period) is dropped, and so is an entry still open at the end."""
 
     def __init__(self):
-        self.periods, self._open, self._lead = {}, {}, {}
+        self.periods, self._open = {}, {}
 
     def add(self, cpu, t, state):
         if state == EXIT_STATE:
             if cpu in self._open:
                 t0, st = self._open.pop(cpu)
                 self.periods.setdefault(cpu, []).append((t0, t, st))
-            else:
-                # only a CPU's first event can close a period opened
-                # before the trace (a later one follows lost events)
-                self._lead.setdefault(cpu, t)
         else:
-            self._lead.setdefault(cpu, None)
             self._open[cpu] = (t, state)
-
-    def edges(self):
-        """{cpu: (lead, tail)} of every CPU with a cpu_idle event: lead,
-        the exit of an idle period open when the trace started; tail, the
-        entry of one still open at its end; None where there is none."""
-        return {cpu: (lead, self._open[cpu][0] if cpu in self._open else None)
-                for cpu, lead in self._lead.items()}
 
 
 def idle_periods(text, src="trace.txt"):

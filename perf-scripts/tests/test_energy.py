@@ -1,19 +1,25 @@
 """Unit tests of idlebench/energy.py: the oracle is the least energy per
-idle period under the driver's formula, the checks catch an oracle that is
-not (negative controls), the report lists what they find, and idle-loop's
-replay, which compiles the driver's model, gives the same oracle energy on
-the same trace."""
+idle period under the driver's formula, the model charges a bench run's
+counters as the driver did, the checks catch an oracle that is not the
+least and a model or a formula that is not the driver's (negative
+controls), the report lists what they find, and idle-loop's replay, which
+compiles the driver's model, gives the same oracle energy on the same
+trace."""
 import csv
+import importlib.util
 import io
+import lzma
 import os
 import random
+import re
 import shutil
 import subprocess
 import tempfile
 import unittest
+from unittest import mock
 
 from common import FIX, HERE, fx
-from idlebench import energy, parse, trace
+from idlebench import cells, energy, parse, report, workloads
 from idlebench.report import oracle as report_oracle
 
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -173,45 +179,127 @@ class OracleBoundTest(unittest.TestCase):
         m = self.metrics(good_trace(), oracle=no_exit_cost, ncpu=1)
         self.assertEqual(len(energy.check(m)), 2)
 
-    def test_control_measured(self):
-        # one CPU, every period whole in the span, the counters' window the
-        # span: the tolerance is only a halt in progress at the first read
-        ev, t = [], 0
-        for i in range(200):
-            ev += [(t, 0, C6), (t + 700, 0, 4294967295)]
-            t += 900
-        text = ftrace(ev)
-        span_ns = (t - 200) * US
-        m = self.metrics(text, ncpu=1, counters_ns=span_ns, power_mw=1.0)
-        tol = m["oracle_tolerance_mw"]
-        self.assertAlmostEqual(tol, (2000 - 50) * 700 * US / span_ns)
-        def run(power_mw, counters_ns=span_ns):
-            # parse_run's metrics: the measured power, then the trace's
-            return dict(self.metrics(text, ncpu=1, counters_ns=counters_ns, power_mw=power_mw),
-                        power_mw=power_mw)
 
-        self.assertEqual(energy.check(run(m["model_power_mw"])), [])
-        self.assertEqual(energy.check(run(m["oracle_power_mw"] + 0.9 * tol)), [])
-        bad = energy.check(run(m["oracle_power_mw"] - 1.1 * tol))
-        self.assertEqual(len(bad), 1)
-        self.assertIn("window tolerance", bad[0])
-        # counters read inside the trace: nothing to compare, said so
-        short = run(m["model_power_mw"], span_ns / 2)
-        self.assertIsNone(short["oracle_tolerance_mw"])
-        self.assertIn("does not hold the trace's span", energy.check(short)[0])
+def run_counters(name):
+    """The driver's counters file name (before.emu, after.emu) of
+    fixtures/oracle-run/, a bench run's timer workload on 2 vCPUs."""
+    return parse.parse_cpu_kv(fx(os.path.join("oracle-run", name)), name)
 
-    def test_unseen_idle(self):
-        # cpu0 idle when the trace starts (exit at 10) and at its end (entry
-        # at 90); cpu1 only runs; cpu2 has no event: its whole span
-        text = ftrace([(0, 1, C1), (5, 1, 4294967295), (10, 0, 4294967295),
-                       (20, 0, C1E), (40, 0, 4294967295), (90, 0, C6), (100, 1, C1)])
-        idle = trace.IdlePeriods()
-        for _cpu, t, _ev, f in trace.events(text):
-            cpu, state = trace.idle_state(f)
-            idle.add(cpu, t, state)
-        self.assertEqual(idle.edges(), {0: (10e-6, 90e-6), 1: (None, 100e-6)})
-        self.assertAlmostEqual(energy.unseen_ns(idle.edges(), (0.0, 100e-6), 3),
-                               10e3 + 10e3 + 0 + 0 + 100e3)
+
+def kv(cpu, **f):
+    """A cpuidle_emu/stats line of cpu with fields f, the skx states' that
+    f leaves out at 0."""
+    for st in ("C1", "C1E", "C6"):
+        f.setdefault(f"{st}_entries", 0)
+        f.setdefault(f"{st}_halted_ns", 0)
+    return f"cpu={cpu} " + " ".join(f"{k}={v}" for k, v in f.items()) + "\n"
+
+
+class CountersTest(unittest.TestCase):
+    """The model, charged on the driver's own counters, gives the energy the
+    driver counted; a model or a formula other than the driver's does not."""
+
+    def failures(self, model, before=None, after=None):
+        return energy.counters_failures(energy.counters_check(
+            model, before or run_counters("before.emu"), after or run_counters("after.emu")))
+
+    def test_bench_run(self):
+        model = parse.parse_model(fx(os.path.join("oracle-run", "emu-model")))
+        self.assertEqual(model, SKX)
+        cpus = energy.counters_check(SKX, run_counters("before.emu"), run_counters("after.emu"))
+        self.assertEqual(len(cpus), 2)
+        for c in cpus:
+            self.assertLess(abs(c["measured_nj"] - c["model_nj"]), energy.ROUND_NJ)
+            self.assertEqual(c["torn_ns"], 0)
+            self.assertGreaterEqual(c["exit_ns"], c["exit_min_ns"])
+        self.assertEqual(energy.counters_failures(cpus), [])
+
+    def test_control_wrong_models(self):
+        # each a model other than the driver's, on the same counters
+        def changed(name, **f):
+            return [dict(s, **f) if s["name"] == name else s for s in SKX]
+
+        wrong = {"no entry energy": [dict(s, entry_uj=0) for s in SKX],
+                 "C6 1 mW more": changed("C6", power_mw=51),
+                 "C1E 1 mW more": changed("C1E", power_mw=601),
+                 "active 1 mW more": changed("POLL", power_mw=2001),
+                 "C6 entry 1 uJ more": changed("C6", entry_uj=21)}
+        for why, model in wrong.items():
+            bad = self.failures(model)
+            self.assertEqual(len(bad), 2, why)
+            self.assertRegex(bad[0], r"cpu 0: the model charges the driver's counters \d+ nJ, "
+                                     r"the driver counted \d+ nJ", why)
+
+    def test_control_exit_latency(self):
+        # exit latency and target residency read the wrong way round: the
+        # driver spun less than such a model's exit latencies
+        model = [dict(s, exit_us=s["residency_us"]) for s in SKX]
+        bad = self.failures(model)
+        self.assertTrue(any(re.search(r"cpu \d: exit spin \d+ ns, below the model's exit "
+                                      r"latencies of its \d+ entries", b) for b in bad), bad)
+
+    def test_control_missing_state(self):
+        bad = self.failures(SKX[:3] + [dict(SKX[3], name="C7")])
+        self.assertEqual(bad[0], "cpu 0: the driver's counters hold no state C7 of the model")
+
+    def test_control_wrong_formula(self):
+        # the exit spin charged at the state's power instead of active power
+        def state_power_spin(model, index, halted_ns, exit_ns=0, entries=1):
+            if index == 0:
+                return halted_ns * model[0]["power_mw"]
+            s = model[index]
+            return (halted_ns + exit_ns) * s["power_mw"] + entries * s["entry_uj"] * 1e6
+
+        with mock.patch.object(energy, "charge_pj", state_power_spin):
+            self.assertEqual(len(self.failures(SKX)), 2)
+        self.assertEqual(self.failures(SKX), [])
+
+    def test_torn_read(self):
+        # over the window a C6 halt of 100 ms, counted whole, and one of 1
+        # ms that ended while the driver printed cpu 0's fields: its entry
+        # and time are in the printed halted fields, not in the time the
+        # active time was taken from nor in the energy (a real run's torn
+        # read, menu-2cpu-real-r2 net, tore the same way)
+        before = parse.parse_cpu_kv(kv(0, elapsed_ns=10**9, active_ns=10**9, exit_ns=0,
+                                       energy_nj=2 * 10**9), "b")
+        spin, active = 133000, 10**9 - 10**8 - 133000
+        pj = 10**8 * 50 + spin * 2000 + 20 * 10**6 + active * 2000
+        after = {"elapsed_ns": 2 * 10**9, "active_ns": 10**9 + active, "exit_ns": spin,
+                 "C6_entries": 2, "C6_halted_ns": 10**8 + 10**6}
+        a = parse.parse_cpu_kv(kv(0, energy_nj=2 * 10**9 + pj // 1000, **after), "a")
+        cpus = energy.counters_check(SKX, before, a)
+        self.assertEqual(cpus[0]["torn_ns"], -10**6)
+        # the torn halt: 1 ms at C6's 50 mW and its 20 uJ entry
+        self.assertAlmostEqual(cpus[0]["model_nj"] - cpus[0]["measured_nj"],
+                               (10**6 * 50 + 20 * 10**6) / 1e3)
+        self.assertEqual(energy.counters_failures(cpus), [])
+        # the same difference in a read that adds up is a wrong model (and
+        # the second entry's spin is missing from it)
+        a = parse.parse_cpu_kv(kv(0, energy_nj=2 * 10**9 + pj // 1000,
+                                  **dict(after, active_ns=after["active_ns"] - 10**6)), "a")
+        cpus = energy.counters_check(SKX, before, a)
+        self.assertEqual(cpus[0]["torn_ns"], 0)
+        bad = energy.counters_failures(cpus)
+        self.assertRegex(bad[0], r"^cpu 0: the model charges the driver's counters")
+        self.assertRegex(bad[1], r"^cpu 0: exit spin 133000 ns, below")
+
+    def test_rounding(self):
+        # the driver prints whole nJ: a window's difference is within 1 nJ
+        before = parse.parse_cpu_kv(kv(0, elapsed_ns=0, active_ns=0, exit_ns=0,
+                                       energy_nj=0), "b")
+        a = parse.parse_cpu_kv(kv(0, elapsed_ns=1001, active_ns=1001, exit_ns=0,
+                                  energy_nj=1001 * 2000 // 1000), "a")
+        self.assertEqual(energy.counters_failures(energy.counters_check(SKX, before, a)), [])
+        a = parse.parse_cpu_kv(kv(0, elapsed_ns=1001, active_ns=1001, exit_ns=0,
+                                  energy_nj=1001 * 2000 // 1000 + 1), "a")
+        self.assertEqual(len(energy.counters_failures(energy.counters_check(SKX, before, a))), 1)
+
+    def test_check_takes_both(self):
+        # check() holds the counters without a trace, and a trace's oracle
+        cpus = energy.counters_check([dict(s, entry_uj=0) for s in SKX],
+                                     run_counters("before.emu"), run_counters("after.emu"))
+        self.assertEqual(len(energy.check({"counters": cpus})), 2)
+        self.assertIsNone(energy.check({"power_mw": 1.0}))
 
 
 class ReportTest(unittest.TestCase):
@@ -246,10 +334,31 @@ class ReportTest(unittest.TestCase):
         bad = report_oracle.violations(self.runs(**{"menu-2cpu-icount-r2": wrong}))
         self.assertEqual([(c, w) for c, w, _m, _x in bad], [("menu-2cpu-icount-r2", "dev")])
 
+    def test_counters_violation(self):
+        # a run whose model is not the driver's: listed and counted
+        m = dict(self.metrics(random_trace(1)), counters=energy.counters_check(
+            [dict(s, entry_uj=0) for s in SKX], run_counters("before.emu"),
+            run_counters("after.emu")))
+        L, bad = report_oracle.section(self.runs(**{"menu-2cpu-icount-r2": m}))
+        self.assertEqual([(c, w) for c, w, _m, _x in bad], [("menu-2cpu-icount-r2", "dev")] * 2)
+        self.assertIn("**2 violations in 2 checked runs:**\n", L)
+        self.assertTrue(any("the model charges the driver's counters" in x for x in L))
+
+    def test_counters_summary(self):
+        good = dict(self.metrics(random_trace(1)), counters=energy.counters_check(
+            SKX, run_counters("before.emu"), run_counters("after.emu")))
+        L = report_oracle.section(self.runs(**{"menu-2cpu-icount-r1": good}))[0]
+        line = [x for x in L if x.startswith("- The model on the driver's counters:")]
+        self.assertEqual(len(line), 1)
+        self.assertIn("2 CPU windows", line[0])
+        self.assertIn("0 reads torn by a halt.", line[0])
+        self.assertTrue(any(x.startswith("- Exit spin past the model's exit latencies") for x in L))
+
     def test_nothing_checked(self):
         L = report_oracle.section({("rtc", 2): {"menu": [{"power_mw": 1.0}]}})[0]
         self.assertTrue(any(x.startswith("- no run could be checked") for x in L))
-        self.assertIn("- 1 runs without a trace or the driver's model: not checked.", L)
+        self.assertIn("- 1 runs without a trace or the driver's counters and model: "
+                      "not checked.", L)
 
     def test_refresh(self):
         # a run parsed with the deepest-fit figure under the oracle's name
@@ -262,12 +371,84 @@ class ReportTest(unittest.TestCase):
             self.assertTrue(report_oracle.refresh(d, m, SKX, 2))
             # cpu0 as in test_parse, cpu1 without an event: active
             self.assertAlmostEqual(m["oracle_power_mw"], (329.35 + 0 + 1980 + 4000) / 2)
+            self.assertEqual([c["cpu"] for c in m["counters"]], [0, 1])
             self.assertEqual(energy.check(m), [])
+            # a run with the trace's figures but parsed before the counters
+            # check: the counters alone made again, with a model that is not
+            # the driver's caught
+            m = {"model_energy_mj": 1.0, "oracle_energy_mj": 1.0}
+            self.assertTrue(report_oracle.refresh(d, m, [dict(s, entry_uj=0) for s in SKX], 2))
+            self.assertEqual(m["model_energy_mj"], 1.0)
+            self.assertEqual(len(energy.check(m)), 1)
             m = {"oracle_power_mw": 1165.0}
             self.assertFalse(report_oracle.refresh("/nonexistent", m, SKX, 2))
             self.assertNotIn("oracle_power_mw", m)
         finally:
             shutil.rmtree(d)
+
+
+def bench_of_oracle_run(bench, model):
+    """A run directory holding one finished cell, the timer workload of
+    fixtures/oracle-run/ (its trace, its counters), parsed with model and
+    without the trace's and the counters' figures, which the report makes
+    from the raw files (report/oracle.py refresh())."""
+    name = "teo-2cpu-icount-r1"
+    work = os.path.join(bench, "cells", name + ".run")
+    res = os.path.join(work, "results", "timer")
+    os.makedirs(res)
+    src = os.path.join(FIX, "oracle-run")
+    with lzma.open(os.path.join(src, "trace.txt.xz"), "rt") as f, \
+            open(os.path.join(res, "trace.txt"), "w") as out:
+        out.write(f.read())
+    for f in ("before.emu", "after.emu"):
+        shutil.copy(os.path.join(src, f), os.path.join(res, f))
+    b, a = run_counters("before.emu"), run_counters("after.emu")
+    run = {"miss_rate": 0.0, "window_s": 1.0, "power_mw": energy.measured_power(b, a)[1],
+           "states": {"C6": {"usage": 1, "time": 1, "above": 0, "below": 0}},
+           "irqs": {"LOC": 100}}
+    meta = {"cell": name, "config": "teo", "vcpus": 2, "repeat": 1, "mode": "icount",
+            "shift": 0, "workloads": {"timer": 1}, "console": "x"}
+    cells.finish(work, os.path.join(bench, "cells", name), meta, "PASS",
+                 {"info": {"kernel": "6.12", "cpus": "2"}, "model": model,
+                  "runs": {"timer": run}})
+
+
+class ReportFailsTest(unittest.TestCase):
+    """A bench run whose model is not the driver's fails the report:
+    report.build() counts the violation, report.py exits 1 (bench.py
+    exits on the same count); the driver's own model passes."""
+
+    def build(self, model):
+        with tempfile.TemporaryDirectory() as d:
+            bench_of_oracle_run(d, model)
+            out = os.path.join(d, "results.md")
+            bad = report.build(d, out, "/nonexistent", workloads.table())
+            with open(out) as f:
+                return bad, f.read()
+
+    def test_drivers_model_passes(self):
+        bad, text = self.build(SKX)
+        self.assertEqual(bad, 0)
+        self.assertIn("- none: 1 runs checked.", text)
+        self.assertIn("- The model on the driver's counters: 2 CPU windows;", text)
+
+    def test_control_wrong_model_fails(self):
+        bad, text = self.build([dict(s, entry_uj=0) for s in SKX])
+        self.assertEqual(bad, 2)
+        self.assertIn("**2 violations in 1 checked runs:**", text)
+        self.assertIn("| teo-2cpu-icount-r1 | timer |", text)
+
+    def test_control_report_py_exits_1(self):
+        spec = importlib.util.spec_from_file_location(
+            "report_py", os.path.join(os.path.dirname(HERE), "report.py"))
+        cli = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cli)
+        with tempfile.TemporaryDirectory() as d:
+            bench_of_oracle_run(d, [dict(s, entry_uj=0) for s in SKX])
+            with self.assertRaises(SystemExit) as e:
+                cli.main(["--run", d, "--out", os.path.join(d, "results.md"),
+                          "--noise", "/nonexistent"])
+        self.assertRegex(str(e.exception), r"^report: error: 2 failed checks of the runs")
 
 
 class ReplaySameOracleTest(unittest.TestCase):

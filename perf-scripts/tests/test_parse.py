@@ -160,8 +160,14 @@ class RunTest(unittest.TestCase):
         self.assertAlmostEqual(m["miss_rate"], 24 / 190)
         self.assertAlmostEqual(m["miss_above"], 14 / 190)
         self.assertAlmostEqual(m["miss_below"], 10 / 190)
-        self.assertAlmostEqual(m["energy_mj"], 1500.0)
-        self.assertAlmostEqual(m["power_mw"], 1500.0)
+        # the counters over 1 s: cpu0 4 C1 entries halted 100 ms, 8 us of exit
+        # spin, the rest active (1900 mJ); cpu1 4 C6 entries halted 400 ms,
+        # 532 us of spin, the rest active (20 + 0.08 + 1.064 + 1198.936 mJ)
+        self.assertAlmostEqual(m["energy_mj"], 3120.08)
+        self.assertAlmostEqual(m["power_mw"], 3120.08)
+        self.assertEqual([(c["cpu"], c["model_nj"], c["measured_nj"], c["torn_ns"])
+                          for c in m["counters"]],
+                         [(0, 1.9e9, 1900000000, 0), (1, 1.22008e9, 1220080000, 0)])
         self.assertEqual(m["irqs"], {"8:rtc0": 1024, "30:virtio2-input.0": 100, "LOC": 600})
         self.assertAlmostEqual(m["window_s"], 2.5)
         self.assertEqual(m["si_selects"], 1)
@@ -169,7 +175,7 @@ class RunTest(unittest.TestCase):
         # cpu1 without an event (active); the counters' window is 1 s
         self.assertAlmostEqual(m["model_power_mw"], (329.35 + 20 + 1980 + 4000) / 2, places=6)
         self.assertAlmostEqual(m["oracle_power_mw"], (329.35 + 0 + 1980 + 4000) / 2, places=6)
-        self.assertAlmostEqual(m["model_measured_ratio"], m["model_power_mw"] / 1500.0)
+        self.assertAlmostEqual(m["model_measured_ratio"], m["model_power_mw"] / 3120.08)
         self.assertAlmostEqual(m["emu_window_s"], 1.0)
         self.assertEqual(m["oracle_above_periods"], 0)
         self.assertEqual(energy.check(m), [])

@@ -1,7 +1,10 @@
 """Unit tests of idlebench/plan.py: the matrix and its budget."""
+import contextlib
+import io
 import unittest
 
 import common  # noqa: F401 (sets the path)
+import bench
 from idlebench import plan, workloads
 from idlebench.configs import CONFIGS, DEFAULT_CONFIGS
 
@@ -22,7 +25,7 @@ class PlanTest(unittest.TestCase):
         self.assertIn("sched-rfc-2cpu-icount-r5", names)
         # every default configuration on 1 and 2 vCPUs
         self.assertIn("sched-rfc-1cpu-icount-r1", names)
-        # a configuration's own vCPU counts bound it unless --configs names it
+        # a configuration's own vCPU counts bound it
         names = {c.name for c in plan.plan(req(configs=DEFAULT_CONFIGS + ["sched-nolearn"]),
                                            TABLE)}
         self.assertIn("sched-nolearn-2cpu-icount-r1", names)
@@ -37,7 +40,7 @@ class PlanTest(unittest.TestCase):
         real = [c for c in cells if c.mode == "real"]
         self.assertEqual({c.vcpus for c in real}, {2})
         self.assertEqual(max(c.repeat for c in real), plan.REAL_REPEATS)
-        # explicitly asked for: taken as given
+        # named in --configs, on a count of its own: run as asked
         cells = plan.plan(req(["sched-rfc"], [1], ["block"], 1, configs_given=True), TABLE)
         self.assertIn("sched-rfc-1cpu-icount-r1", {c.name for c in cells})
 
@@ -50,6 +53,48 @@ class PlanTest(unittest.TestCase):
             cells = plan.plan(req(["menu", "sched-nolearn"], (1, 2, 4), **kw), TABLE)
             self.assertEqual({c.vcpus for c in cells if c.config == "sched-nolearn"}, {2}, kw)
             self.assertIn(1, {c.vcpus for c in cells if c.config == "menu"})
+
+    def asked(self, argv):
+        """The cells of bench.py's run for argv, as bench.py plans them."""
+        return plan.plan(bench.request(bench.arguments(argv), TABLE), TABLE)
+
+    def test_configs_named_on_the_command_line(self):
+        # bench.py sets configs_given itself: sched-nolearn named in
+        # --configs, with counts it lacks asked, still runs on its own only
+        self.assertTrue(bench.request(bench.arguments(["--configs", "menu"]), TABLE)
+                        .configs_given)
+        for argv in (["--configs", "menu,sched-nolearn"],
+                     ["--configs", "menu,sched-nolearn", "--vcpus", "1,2,4"],
+                     ["--quick", "--configs", "menu,sched-nolearn", "--vcpus", "1,2"]):
+            cells = self.asked(argv + ["--no-cost"])
+            self.assertEqual({c.vcpus for c in cells if c.config == "sched-nolearn"}, {2}, argv)
+            self.assertIn(1, {c.vcpus for c in cells if c.config == "menu"}, argv)
+        # without --vcpus: DEFAULT_VCPUS, among each configuration's own
+        cells = self.asked(["--configs", "menu", "--no-cost"])
+        self.assertEqual({c.vcpus for c in cells}, set(plan.DEFAULT_VCPUS))
+        # none of its own counts asked: refused with one line, not an empty run
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), self.assertRaises(SystemExit):
+            self.asked(["--configs", "sched-nolearn", "--vcpus", "1"])
+        self.assertIn("sched-nolearn runs on 2 vCPUs only", err.getvalue())
+
+    def test_every_configuration_runs_the_cost_stages(self):
+        # the cost and cost-load stages boot COST_VCPUS whatever the run asks
+        for c in CONFIGS.values():
+            self.assertIn(plan.COST_VCPUS, c.vcpus, c.name)
+
+    def test_windows(self):
+        # --seconds, else --quick's, else the table's or COST_SECONDS: the
+        # measurement cells and the cost stage alike
+        def windows(**kw):
+            cells = plan.plan(req(["menu"], [2], ["dev2"], 1, **kw), TABLE)
+            return {c.mode: {s for _, s in c.works} for c in cells}
+        self.assertEqual(windows(), {"icount": {TABLE["dev2"].seconds},
+                                     "cost": {plan.COST_SECONDS}})
+        self.assertEqual(windows(quick=True, timing="icount"),
+                         {"icount": {plan.QUICK_SECONDS}, "cost": {plan.QUICK_SECONDS}})
+        self.assertEqual(windows(quick=True, timing="icount", seconds=3),
+                         {"icount": {3}, "cost": {3}})
 
     def test_budgets(self):
         full = plan.plan(req(), TABLE)

@@ -29,9 +29,7 @@ latency, a 2 ms period, a 5% goal) and is counted, not sourced; so are
 the rows of a table of settings (a heading "exit latency" or "target
 residency": an idle-state model).  A range of settings names each end's
 unit ("50 us to 750 us"); one unit after both ends reads as measured.  Figures
-in code (`...`, indented or fenced blocks) are not quotes.  The rows of
-docs/method.md's "Measured run times" table are a dated log of wall-clock
-times taken by hand (no tool writes them) and are counted, not sourced.
+in code (`...`, indented or fenced blocks) are not quotes.
 
 Prints each figure without a source as FILE:LINE: FIGURE (why) and exits
 1 when there is one.
@@ -338,19 +336,6 @@ def why_unsourced(q, gens):
     return None
 
 
-def run_log_lines(path, text):
-    """Line numbers of the dated hand log: method.md's run-time table."""
-    if not path.endswith("docs/method.md"):
-        return set()
-    out, inside = set(), False
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.startswith("#"):
-            inside = "Measured run times" in line
-        elif inside and re.match(r"\|\s*\d{4}-\d\d-\d\d\s*\|", line):
-            out.add(n)
-    return out
-
-
 def quoted_texts():
     """(path, text) of every file whose figures must have a source."""
     out = [("series/cover.txt", open(os.path.join(TOP, "series/cover.txt")).read())]
@@ -374,13 +359,10 @@ def quoted_texts():
 def check(texts, sources, names, out=print):
     """Count the figures of texts; print and count those without a source."""
     gens = [f for path, text in sources for f in figures(path, text, names)]
-    counts = {"measured": 0, "parameters": 0, "logged": 0, "missing": 0}
+    counts = {"measured": 0, "parameters": 0, "missing": 0}
     for path, text in texts:
-        log = run_log_lines(path, text)
         for q in figures(path, text, names):
-            if q.line in log:
-                counts["logged"] += 1
-            elif not q.measured:
+            if not q.measured:
                 counts["parameters"] += 1
             else:
                 counts["measured"] += 1
@@ -525,8 +507,8 @@ def main():
     elif args:
         sys.exit(__doc__)
     c = check(texts, sources, names)
-    print("figures: %d measured, %d without a generated source (%s); %d parameters and %d hand-logged run times not sourced"
-          % (c["measured"], c["missing"], ", ".join(GENERATED), c["parameters"], c["logged"]))
+    print("figures: %d measured, %d without a generated source (%s); %d parameters not sourced"
+          % (c["measured"], c["missing"], ", ".join(GENERATED), c["parameters"]))
     sys.exit(1 if c["missing"] else 0)
 
 

@@ -22,7 +22,8 @@
 # Prints both tables and "replay-workload: PASS" or FAIL lines; exit 0
 # only on PASS.  Needs build/kernels/patched.bzImage and
 # build/initramfs.cpio (`make replay-workload-check` makes both); two
-# -icount boots, about 2 minutes (docs/method.md, "Measured run times").  TRACE=FILE skips the recording and
+# -icount boots (run-qemu.sh writes each one's wall time, wall-seconds,
+# into its run directory).  TRACE=FILE skips the recording and
 # converts FILE instead (record.sh's trace.txt or a bench trace.txt).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)

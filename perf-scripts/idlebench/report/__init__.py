@@ -49,7 +49,7 @@ def load(bench, workloads, costs=None, loads=None):
                     costs.setdefault(meta["config"], {}).setdefault(w, []).append(x)
             continue
         for w, m in p["runs"].items():
-            # runs parsed before the oracle was the energy minimum
+            # runs parsed before a check of report/oracle.py existed
             ncpu = int(p.get("info", {}).get("cpus", 0) or 0) or meta.get("vcpus")
             m["_refreshed"] = oracle.refresh(os.path.join(d, "results", w), m,
                                              p.get("model"), ncpu)

@@ -1,6 +1,7 @@
-"""The report's "Oracle violations" section: the oracle's two bounds
-(energy.check()) on every run, and the runs parsed before the oracle was
-the energy minimum brought up to date from their raw files first."""
+"""The report's "Oracle violations" section: energy.check() on every run
+(the model against the driver's counters, the oracle against the states
+the kernel entered), with the runs parsed before a check existed brought
+up to date from their raw files first."""
 import os
 import statistics
 
@@ -8,45 +9,69 @@ from .. import energy, parse
 from ..trace import ParseError
 
 TEXT = (
-    "Every run (one workload of one boot) with a trace and the driver's model is "
-    "checked: the oracle's energy is at most that of the states the kernel entered, "
-    "charged by the same formula on the same idle periods (exact; it holds by "
-    "construction unless the minimum or the charge in energy.py is wrong, so it "
-    "checks the code, not the model), and the oracle's "
-    "power is at most the driver's measured power plus the share of the window "
-    "mismatch (the trace's span is not the counters' window: idle time at the "
-    "trace's edges, a halt in progress when the counters are first read and the "
-    "counters' longer window, each at most active minus the lowest state's power; "
-    "`oracle_tolerance_mw()` in perf-scripts/idlebench/energy.py; a loose bound: "
-    "its largest tolerance is below, so it catches only a grossly wrong model). "
-    "A violation means the oracle or the energy model is wrong, not that a governor "
-    "beat it, and fails the run (bench.py and report.py exit 1 after writing the "
-    "report). The oracle bounds its own configuration's runs only: it is computed on "
-    "that configuration's wake times, which another configuration's choices move, so "
-    "one configuration's power can be below another's oracle.\n")
+    "Every run (one workload of one boot) is checked two ways. The energy model: the "
+    "driver's counters of the window (cpuidle_emu/stats before and after it: each "
+    "state's entries and halted time, the exit spin, the active time), charged by "
+    "perf-scripts/idlebench/energy.py's formula with the model the guest printed "
+    "(cpuidle_emu/model), must give the energy the driver counted itself, to the nJ it "
+    "prints, and the exit spin must be at least the model's exit latencies of the "
+    "entries; a model or a formula other than the driver's fails here. A read of the "
+    "counters torn by a halt that ended while it was printed (its fields do not add up "
+    "to the elapsed time) is allowed that halt's time at active power and one entry's "
+    "energy. The oracle: in every traced idle period the oracle's state costs at most "
+    "the state the kernel entered, under "
+    "the same formula on the same halted time; that holds by construction unless the "
+    "minimum in energy.py is wrong, so it checks the code. A violation fails the run "
+    "(bench.py and report.py exit 1 after writing the report). The oracle is the least "
+    "energy any choice of states could have spent on its own run's traced idle periods: "
+    "it bounds the trace's charge of that run, not the driver's measured power, whose "
+    "window holds time the trace's span does not and which charges the exit spin past "
+    "the latency at active power, nor another configuration's power, whose choices "
+    "moved the wake times: one configuration's power can be below another's oracle.\n")
 
 
-def refresh(results, m, model, ncpu):
+def refresh_trace(results, m, model, ncpu):
     """A run parsed before model_energy_mj existed holds under
     oracle_power_mw the deepest state whose target residency fits each
     period, which is not the minimum: its trace energy metrics are made
-    again from its raw files (results: the run's directory), or that
-    figure is dropped when they cannot be read.  True when made again."""
-    if not model or "model_energy_mj" in m:
-        return False
+    again from results/trace.txt, or that figure is dropped when the trace
+    cannot be read.  True when made again."""
     m.pop("oracle_power_mw", None)
     tr = os.path.join(results, "trace.txt")
-    eb, ea = os.path.join(results, "before.emu"), os.path.join(results, "after.emu")
     try:
-        win = None
-        if os.path.exists(eb) and os.path.exists(ea):
-            win = energy.counters_window_ns(parse.parse_cpu_kv(parse._read(eb), eb),
-                                            parse.parse_cpu_kv(parse._read(ea), ea))
-        m.update(energy.trace_metrics(parse._read(tr), tr, model, ncpu, win,
-                                      m.get("power_mw")))
+        m.update(energy.trace_metrics(parse._read(tr), tr, model, ncpu, m.get("power_mw")))
     except ParseError:
         return False
     return True
+
+
+def refresh_counters(results, m, model):
+    """A run parsed before the counters check existed: counters made from
+    results/before.emu and after.emu (parse.parse_emu()).  True when made;
+    False when the files are missing or do not parse."""
+    try:
+        emu = parse.parse_emu(results, model)
+    except ParseError:
+        return False
+    if "counters" not in emu:
+        return False
+    m["counters"] = emu["counters"]
+    return True
+
+
+def refresh(results, m, model, ncpu):
+    """Brings the metrics m of a run parsed before a check existed up to
+    date from its raw files (results: the run's directory): the trace's
+    energy metrics (refresh_trace()) and the counters check
+    (refresh_counters()).  True when either was made again."""
+    if not model:
+        return False
+    made = False
+    if "model_energy_mj" not in m:
+        made = refresh_trace(results, m, model, ncpu)
+    if "counters" not in m:
+        made = refresh_counters(results, m, model) or made
+    return made
 
 
 def violations(runs):
@@ -54,13 +79,82 @@ def violations(runs):
     return section(runs)[1]
 
 
+def counters_lines(cpus):
+    """The section's lines on the counters check: over how many CPU windows,
+    the largest difference of a read that is not torn, the torn reads, and
+    the exit spin past the model's latencies per entry.  cpus: [(cell,
+    workload, counters_check() entry)]."""
+    whole = [(abs(c["measured_nj"] - c["model_nj"]), cell, w) for cell, w, c in cpus
+             if "missing" not in c and not c["torn_ns"]]
+    torn = [x for x in cpus if "missing" not in x[2] and x[2]["torn_ns"]]
+    L = []
+    if whole:
+        d, cell, w = max(whole)
+        where = "".join(f" ({cell}, {w}, cpu {c['cpu']})" for cell, w, c in torn)
+        L.append(f"- The model on the driver's counters: {len(cpus)} CPU windows; "
+                 f"largest difference from the driver's count {d:.2f} nJ ({cell}, {w}); "
+                 f"{len(torn)} read{'s' if len(torn) != 1 else ''} torn by a halt{where}.")
+    over = [((c["exit_ns"] - c["exit_min_ns"]) / c["entries"] / 1e3, cell, w)
+            for cell, w, c in cpus if "missing" not in c and c["entries"]]
+    if over:
+        over.sort()
+        hi = over[-1]
+        L.append("- Exit spin past the model's exit latencies, per entry (the driver charges "
+                 "it at active power, the trace's halted time at the state's power): median "
+                 f"{statistics.median([x for x, _, _ in over]):.2f} us, max {hi[0]:.2f} us "
+                 f"({hi[1]}, {hi[2]}).")
+    return L
+
+
+def summary_lines(unchecked, again, cpus, ratios):
+    """The section's lines after the violations: how many runs were not
+    checked or made again, the counters check's figures and
+    the trace-modelled power against the measured one."""
+    L = []
+    if unchecked:
+        L.append(f"- {unchecked} runs without a trace or the driver's counters and model: "
+                 "not checked.")
+    if again:
+        L.append(f"- {again} runs parsed before a check: their figures made again from their "
+                 "raw files (trace.txt, before.emu, after.emu).")
+    L.extend(counters_lines(cpus))
+    if ratios:
+        ratios.sort()
+        lo, hi = ratios[0], ratios[-1]
+        L.append("- Trace-modelled over measured power (the trace's span is shorter than the "
+                 "counters' window, and its halted time holds the exit spin past the latency): "
+                 f"median {statistics.median([r for r, _, _ in ratios]):.3f}, "
+                 f"min {lo[0]:.3f} ({lo[1]}, {lo[2]}), max {hi[0]:.3f} ({hi[1]}, {hi[2]}), "
+                 f"over {len(ratios)} runs.")
+    return L
+
+
+def violation_lines(bad, checked):
+    """The table of violations, or the line that there is none."""
+    if not bad:
+        return [f"- none: {checked} runs checked." if checked else
+                "- no run could be checked: none has a trace or the driver's counters "
+                "with its model."]
+
+    def mj(x):
+        return "n/a" if x is None else f"{x:.6g}"
+
+    L = [f"**{len(bad)} violation{'s' if len(bad) > 1 else ''} in {checked} checked runs:**\n",
+         "| cell | workload | oracle mJ | kernel's states mJ | what fails |",
+         "|---|---|---|---|---|"]
+    for cell, w, m, why in bad:
+        L.append(f"| {cell} | {w} | {mj(m.get('oracle_energy_mj'))} | "
+                 f"{mj(m.get('model_energy_mj'))} | {why} |")
+    L.append("")
+    return L
+
+
 def section(runs):
     """runs {(workload, vcpus): {config: [metrics]}} -> (the section's
-    lines: each violation with its run and values, or none; how many runs
-    were checked, the largest tolerance and the trace-modelled power
+    lines: each violation with its run, or none; how many runs were
+    checked, the counters check's figures and the trace-modelled power
     against the measured one; the violations)."""
-    L = ["## Oracle violations\n", TEXT]
-    bad, checked, unchecked, again, tols, ratios = [], 0, 0, 0, [], []
+    bad, checked, unchecked, again, cpus, ratios = [], 0, 0, 0, [], []
     for (w, v), g in sorted(runs.items()):
         for c, ms in sorted(g.items()):
             for m in ms:
@@ -72,45 +166,10 @@ def section(runs):
                     continue
                 checked += 1
                 bad.extend((cell, w, m, x) for x in why)
-                if m.get("oracle_tolerance_mw") is not None and m.get("power_mw"):
-                    tols.append((m["oracle_tolerance_mw"], m["power_mw"], cell, w))
+                cpus.extend((cell, w, x) for x in m.get("counters") or [])
                 if m.get("model_measured_ratio") is not None:
                     ratios.append((m["model_measured_ratio"], cell, w))
-
-    def mw(x):
-        return "n/a" if x is None else f"{x:.4g}"
-
-    if bad:
-        L.append(f"**{len(bad)} violation{'s' if len(bad) > 1 else ''} in {checked} "
-                 "checked runs:**\n")
-        L.append("| cell | workload | oracle mJ | kernel's states mJ | oracle mW | "
-                 "measured mW | tolerance mW | what fails |")
-        L.append("|---|---|---|---|---|---|---|---|")
-        for cell, w, m, why in bad:
-            L.append(f"| {cell} | {w} | {m['oracle_energy_mj']:.6g} | "
-                     f"{m['model_energy_mj']:.6g} | {mw(m.get('oracle_power_mw'))} | "
-                     f"{mw(m.get('power_mw'))} | {mw(m.get('oracle_tolerance_mw'))} | {why} |")
-        L.append("")
-    elif checked:
-        L.append(f"- none: {checked} runs checked.")
-    else:
-        L.append("- no run could be checked: none has a trace with the driver's model.")
-    if unchecked:
-        L.append(f"- {unchecked} runs without a trace or the driver's model: not checked.")
-    if again:
-        L.append(f"- {again} runs parsed before this check: their oracle made again from "
-                 "their raw files (trace.txt, before.emu, after.emu).")
-    if tols:
-        t, p, cell, w = max(tols, key=lambda x: x[0] / x[1])
-        L.append(f"- Largest window tolerance: {t:.3g} mW, {100 * t / p:.1f}% of the "
-                 f"measured {p:.4g} mW ({cell}, {w}).")
-    if ratios:
-        ratios.sort()
-        lo, hi = ratios[0], ratios[-1]
-        L.append("- Trace-modelled over measured power (the trace charges each period as "
-                 "the driver does; far from 1, the trace misses idle time or the formula "
-                 f"differs): median {statistics.median([r for r, _, _ in ratios]):.3f}, "
-                 f"min {lo[0]:.3f} ({lo[1]}, {lo[2]}), max {hi[0]:.3f} ({hi[1]}, {hi[2]}), "
-                 f"over {len(ratios)} runs.")
+    L = ["## Oracle violations\n", TEXT] + violation_lines(bad, checked)
+    L.extend(summary_lines(unchecked, again, cpus, ratios))
     L.append("")
     return L, bad

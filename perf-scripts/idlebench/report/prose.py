@@ -244,11 +244,13 @@ METHOD = (
     "fits is not (skx: C6 costs less than C1E from 484 us halted, below its 600 us "
     "residency). A governor's different choices would have moved later wake times, "
     "which the oracle does not model (perf-scripts/idlebench/energy.py; idle-loop/ "
-    "compiles the driver's own model and takes the same minimum). Its bounds are "
-    "checked on every run under \"Oracle violations\". The headline's power / oracle "
-    "is the trace's charge over the oracle's, both on the same periods and span; the "
-    "driver's counters also hold the window's edges (the snapshots before and after "
-    "it), which is why the measured power sits above the trace's.\n")
+    "compiles the driver's own model and takes the same minimum). The model and "
+    "the oracle are checked on every run under \"Oracle violations\". The headline's "
+    "power / oracle is the trace's charge over the oracle's, both on the same periods "
+    "and span. The driver's counters also hold the window's edges (the snapshots "
+    "before and after it), and charge at active power the exit spin past each state's "
+    "exit latency, which the trace's halted time charges at the state's power: the "
+    "measured power and the trace's differ by both.\n")
 
 
 TICK_NOTE = (
