@@ -24,6 +24,8 @@ struct reader {
 	const struct parse_opts *o;
 	size_t evcap;
 	u64 last_event_t;
+	u8 ctx;			/* the task of the line being read (task_ctx()) */
+	u8 resched;		/* its need-resched flag (resched_flag()) */
 };
 
 static int parse_s64(const char *s, size_t len, s64 *out)
@@ -145,6 +147,14 @@ static int is_tick_timer(const struct tok *a, int na)
 	       (tok_is(&fn, "tick_nohz_handler") || tok_is(&fn, "tick_sched_timer"));
 }
 
+/* function= of an hrtimer_start names the scheduler's hrtick. */
+static int is_hrtick(const struct tok *a, int na)
+{
+	struct tok fn;
+
+	return arg(a, na, "function", &fn) && tok_is(&fn, "hrtick");
+}
+
 /*
  * %p before the kernel's pointer-hashing key exists (a guest without
  * entropy never gets one) prints one placeholder for every timer.
@@ -192,6 +202,8 @@ static struct event *new_event(struct reader *rd, unsigned long ln, u64 t,
 	e->t = t;
 	e->cpu = cpu;
 	e->type = type;
+	e->ctx = rd->ctx;
+	e->resched = rd->resched;
 	e->line = ln;
 	return e;
 }
@@ -243,6 +255,35 @@ static int parse_native(struct reader *rd, unsigned long ln, struct tok *t, int 
 }
 
 /*
+ * The task an event ran in, from the field before [CPU]: perf script's
+ * TID ("swapper 0", "COMM PID/TID") or ftrace's COMM-PID ("<idle>-0"):
+ * TID 0 is the CPU's idle task.  CTX_UNKNOWN when that field is neither.
+ */
+static u8 task_ctx(const struct tok *t)
+{
+	size_t i = t->len;
+	u64 pid;
+
+	while (i && isdigit((unsigned char)t->s[i - 1]))
+		i--;
+	if (i == t->len || (i && t->s[i - 1] != '-' && t->s[i - 1] != '/') ||
+	    parse_u64(t->s + i, t->len - i, &pid))
+		return CTX_UNKNOWN;
+	return pid ? CTX_TASK : CTX_IDLE;
+}
+
+/*
+ * ftrace's latency flags ("dN.1."): the second is need-resched, set
+ * with TIF_NEED_RESCHED ('N', 'n', 'B', 'b': trace_print_lat_fmt()).
+ */
+static u8 resched_flag(const struct tok *t)
+{
+	if (t->len < 4 || !strchr("dDb.", t->s[0]))
+		return RESCHED_UNKNOWN;
+	return strchr("NnBb", t->s[1]) ? RESCHED_SET : RESCHED_CLEAR;
+}
+
+/*
  * perf script / ftrace / trace-cmd report:
  *   COMM-PID [CPU] [FLAGS] SECONDS.FRACTION: [PERIOD] [SUBSYS:]EVENT: ARGS
  */
@@ -290,6 +331,8 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 	}
 	a = t + ei + 1;
 	na = n - ei - 1;
+	rd->ctx = ci ? task_ctx(&t[ci - 1]) : CTX_UNKNOWN;
+	rd->resched = ti == ci + 2 ? resched_flag(&t[ci + 1]) : RESCHED_UNKNOWN;
 
 	if (tok_is(&ev, "irq_handler_entry")) {
 		u64 irq = arg_u64(ln, a, na, "irq");
@@ -371,6 +414,7 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 		e = new_event(rd, ln, ts, cpu, EV_HRT_START);
 		e->hrt.id = hash_tok(&h);
 		e->hrt.tick = is_tick_timer(a, na);
+		e->hrt.lazy = is_hrtick(a, na);
 		e->hrt.expires = arg_u64(ln, a, na, "expires");
 		if (e->hrt.expires > MAX_TIME_NS)
 			fail(ln, "expires=%" PRIu64 " too large", e->hrt.expires);
@@ -465,6 +509,9 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 		if (k == na || parse_s64(a[k].s + 9, a[k].len - 10, &timeout))
 			fail(ln, "missing or bad [timeout=N]");
 		e = new_event(rd, ln, ts, wcpu, EV_WT_START);
+		/* queued on another CPU's wheel: not that CPU's task */
+		if (wcpu != cpu)
+			e->ctx = CTX_UNKNOWN;
 		e->wt.id = hash_tok(&h);
 		e->wt.bucket = arg_u64(ln, a, na, "bucket_expiry");
 		e->wt.now_j = arg_u64(ln, a, na, "expires") - timeout;
@@ -536,6 +583,8 @@ void trace_read(struct trace *tr, FILE *f, const char *name,
 			new_event(&rd, ln, rd.last_event_t, cpu, EV_LOST);
 			continue;
 		}
+		rd.ctx = CTX_UNKNOWN;
+		rd.resched = RESCHED_UNKNOWN;
 		if (native_format) {
 			if (parse_native(&rd, ln, t, n))
 				fail(ln, "expected: T_NS CPU EVENT ...");

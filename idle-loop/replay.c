@@ -65,10 +65,15 @@ struct cpu_state {
 	u64 gentries;		/* idle entries replayed through them */
 	int traced_state;	/* state the traced kernel entered, or -1 */
 	u64 exit_t;		/* end of the previous idle period */
-	int tick_fired;		/* the tick's hrtimer expired in the open period */
+	/* the idle loop as the trace shows it (idle_loop_event()) */
+	u64 idle_entrytime;	/* its last interrupt in the idle task, NO_TIME: none */
+	bool loop_left;		/* a task ran since the last exit */
+	bool resched_known;	/* the last exit's need-resched flag was traced */
+	u64 quiet_since;	/* the last exit, or the CPU's last event after it */
+	bool got_idle_tick;	/* ts->got_idle_tick: the tick ran in the idle loop */
+	size_t tick_read_upto;	/* ticks up to this event were read by a reflect() */
 	int tick_stopped_sel;	/* enum sched_idle_tick at the entry */
 	u64 gsleep, gnext;	/* the governors' sleep length and next event */
-	bool got_tick_unread[GOV_MAX];	/* set, not yet read by reflect() */
 	struct row_cpu rc[NR_ROWS];
 };
 
@@ -105,8 +110,10 @@ int row_exists(const struct trace *tr, int r)
 
 static struct cpu_state *cpu_get(struct replay *rp, u32 cpu)
 {
-	if (!rp->cpus[cpu])
+	if (!rp->cpus[cpu]) {
 		rp->cpus[cpu] = xcalloc(1, sizeof(*rp->cpus[cpu]));
+		rp->cpus[cpu]->idle_entrytime = NO_TIME;
+	}
 	return rp->cpus[cpu];
 }
 
@@ -367,6 +374,23 @@ static u64 tick_grid_next(const struct replay *rp, u64 t)
 }
 
 /*
+ * ts->idle_entrytime at a select() at @now (kernel/time/tick-sched.c):
+ * set when the idle loop starts (tick_nohz_idle_enter()) and at the end
+ * of each interrupt in it (tick_nohz_irq_exit()); the time
+ * tick_nohz_get_sleep_length() counts from.  Started again since the
+ * last exit (a task ran: need-resched traced at the exit, an event of
+ * another task, or a silence a task explains), the loop started just
+ * before @now; otherwise its last interrupt.
+ */
+static u64 idle_entrytime(const struct cpu_state *c, u64 now)
+{
+	if (c->loop_left || (!c->resched_known && now - c->quiet_since > IDLE_PATH_NS) ||
+	    c->idle_entrytime == NO_TIME || c->idle_entrytime > now)
+		return now;
+	return c->idle_entrytime;
+}
+
+/*
  * cpuidle_select() for every governor, with what the nohz code would have
  * answered at entry event @e (prediction time @now): the sleep length is
  * the next timer other than the tick, the next event the tick's or an
@@ -386,11 +410,13 @@ static void gov_select(struct replay *rp, const struct trace *tr,
 		next = c->delta_tick_ns != NO_TIME ? c->delta_tick_ns :
 		       min(sleep, tick_grid_next(rp, e->t));
 	} else if (tr->have_hrt) {
-		sleep = hrt_next_ex(e->cpu, now, 1);
-		next = hrt_next(e->cpu, now);
+		u64 since = idle_entrytime(c, now);
+
+		sleep = hrt_next_ex(e->cpu, since, 1);
+		next = clockevent_next(e->cpu, now, since);
 		stopped = tick_stopped_at_select(e->cpu, c->exit_t);
 		if (tr->have_wheel)
-			sleep = wheel_sleep(e->cpu, now, stopped, sleep, next);
+			sleep = wheel_sleep(e->cpu, now, since, stopped, sleep, next);
 		kept = tick_kept_at_select(e->cpu, c->exit_t);
 	} else {
 		sleep = timer_by_lookahead(tr, e);
@@ -519,7 +545,6 @@ static void idle_enter(struct replay *rp, const struct trace *tr,
 	c->now_t = now;
 	c->enter_t = e->t;
 	c->irq_during = 0;
-	c->tick_fired = 0;
 }
 
 static void record_err(struct rule_stats *s, double err)
@@ -576,9 +601,17 @@ static void gov_exit(struct replay *rp, const struct trace *tr,
 {
 	u64 actual = pd->actual;
 	const struct event *e = &tr->evs[idx];
-	/* tick_nohz_idle_got_tick(): the tick expired in or right after it */
-	bool got = c->tick_fired || tick_expired_after(tr, idx);
+	/*
+	 * tick_nohz_idle_got_tick(): the tick ran in the idle loop since the
+	 * last reflect(), or ran right after the exit, before this one
+	 */
+	size_t after = tick_expired_after(tr, idx);
+	bool got = c->got_idle_tick || after;
 	int g;
+
+	if (after && after > c->tick_read_upto)
+		c->tick_read_upto = after;
+	c->got_idle_tick = false;
 
 	for (g = 0; g < shim_nr_governors; g++) {
 		struct cpuidle_device *d = &c->gdev[g];
@@ -592,9 +625,8 @@ static void gov_exit(struct replay *rp, const struct trace *tr,
 			d->poll_time_limit = actual > poll_limit_ns;
 		shim_cpu = e->cpu;
 		shim_answers.now_ns = e->t;
-		shim_answers.got_tick = got || c->got_tick_unread[g];
+		shim_answers.got_tick = got;
 		shim_governors[g]->reflect(d, entered);
-		c->got_tick_unread[g] = shim_answers.got_tick;
 		if (pd->fit < 0 || c->gchoice[g] < 0)
 			continue;
 		count_row(rp, c, ROW_GOV + g, c->gchoice[g], pd);
@@ -634,6 +666,22 @@ static void idle_exit(struct replay *rp, const struct trace *tr, size_t idx)
 	c->open = 0;
 	c->exit_t = e->t;
 	actual = e->t - c->enter_t;
+	/*
+	 * A halting state ends with an interrupt, whose exit sets
+	 * ts->idle_entrytime (tick_nohz_irq_exit()); it came in when the
+	 * halt ended, the exit latency before the traced exit
+	 * (state_halted_ns()).  Polling ends with no interrupt.
+	 */
+	if (c->traced_state >= 0 &&
+	    !(drv.states[c->traced_state].flags & CPUIDLE_FLAG_POLLING)) {
+		u64 woke = c->enter_t + state_halted_ns(c->traced_state, actual);
+
+		if (c->idle_entrytime == NO_TIME || c->idle_entrytime < woke)
+			c->idle_entrytime = woke;
+	}
+	c->loop_left = e->resched == RESCHED_SET;
+	c->resched_known = e->resched != RESCHED_UNKNOWN;
+	c->quiet_since = e->t;
 	timer_ns = c->timer_ns;
 	/* No timer input at all: a wakeup by no interrupt was the timer. */
 	if (timer_ns == NO_TIME && !tr->have_select && !tr->have_hrt &&
@@ -724,6 +772,47 @@ static void idle_exit(struct replay *rp, const struct trace *tr, size_t idx)
 	}
 }
 
+/*
+ * What event @i says of its CPU's idle loop (kernel/time/tick-sched.c,
+ * idle_entrytime()): an event of the idle task, but for the tick's
+ * hrtimer started or cancelled right before an entry (the stop after
+ * select()), comes from an interrupt in the loop, whose end sets
+ * ts->idle_entrytime; one of another task means the loop was left.  The
+ * tick's handler in the idle task sets ts->got_idle_tick
+ * (tick_sched_do_timer()); without the task (native format), a tick
+ * that expired in an idle period is taken to have.
+ */
+static void idle_loop_event(struct replay *rp, const struct trace *tr, size_t i)
+{
+	const struct event *e = &tr->evs[i];
+	struct cpu_state *c;
+
+	switch (e->type) {
+	case EV_IRQ:
+	case EV_HRT_START:
+	case EV_HRT_CANCEL:
+	case EV_HRT_EXPIRE:
+	case EV_WT_START:
+	case EV_WT_CANCEL:
+	case EV_WT_EXPIRE:
+		break;
+	default:
+		return;
+	}
+	c = cpu_get(rp, e->cpu);
+	if (e->type == EV_HRT_EXPIRE && e->hrt.tick && i > c->tick_read_upto &&
+	    (e->ctx == CTX_IDLE || (e->ctx == CTX_UNKNOWN && c->open)))
+		c->got_idle_tick = true;
+	if (e->ctx == CTX_UNKNOWN || tick_stop_event(tr, i))
+		return;
+	if (!c->open)
+		c->quiet_since = e->t;
+	if (e->ctx == CTX_TASK)
+		c->loop_left = true;
+	else
+		c->idle_entrytime = e->t;
+}
+
 /* Replay @tr open loop into @rp's counts, with @rp's options. */
 void replay_open_loop(struct replay *rp, const struct trace *tr)
 {
@@ -734,6 +823,7 @@ void replay_open_loop(struct replay *rp, const struct trace *tr)
 		const struct event *e = &tr->evs[i];
 		struct cpu_state *c;
 
+		idle_loop_event(rp, tr, i);
 		switch (e->type) {
 		case EV_IRQ:
 			c = cpu_get(rp, e->cpu);
@@ -757,18 +847,12 @@ void replay_open_loop(struct replay *rp, const struct trace *tr)
 			c->sel_valid = 1;
 			break;
 		case EV_HRT_EXPIRE:
-			c = rp->cpus[e->cpu];
-			/* the tick expired during the period: the governors got it */
-			if (e->hrt.tick && c && c->open)
-				c->tick_fired = 1;
-			timers_event(e);
-			break;
 		case EV_HRT_START:
 		case EV_HRT_CANCEL:
 		case EV_WT_START:
 		case EV_WT_CANCEL:
 		case EV_WT_EXPIRE:
-			timers_event(e);
+			timers_event(tr, i);
 			break;
 		}
 	}

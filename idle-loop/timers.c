@@ -2,10 +2,11 @@
 /*
  * timers.c: what the nohz code knew at each idle entry, reconstructed
  * from the trace's timer events (README.md, "The governors"): the
- * hrtimers pending on each CPU (timer:hrtimer_*), the timer wheel's
- * (timer:timer_*) with jiffies mapped to the trace clock, the tick's own
- * hrtimer (stopped or running, fired or not), and, with no timer event
- * at all, the timer taken from the idle periods no interrupt ended.
+ * hrtimers pending on each CPU (timer:hrtimer_*) and the clock event
+ * device they program, the timer wheel's (timer:timer_*) with jiffies
+ * mapped to the trace clock, the tick's own hrtimer (stopped or running,
+ * fired or not), and, with no timer event at all, the timer taken from
+ * the idle periods no interrupt ended.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ struct pending_hrt {
 	u64 id, expires;
 	u32 cpu;
 	int tick;		/* the CPU's tick (sched_timer) */
+	int lazy;		/* the hrtick: HRTIMER_MODE_LAZY_REARM */
 	int lost_end;		/* no expiry or cancel of it follows in the trace */
 };
 
@@ -87,20 +89,90 @@ u64 timers_lost(void)
 	return hrt_lost;
 }
 
-static void hrt_remove(u64 id)
+/* Removes the pending hrtimer @id; whether it was lazy (the hrtick). */
+static int hrt_remove(u64 id)
 {
 	size_t i;
+	int lazy;
 
 	for (i = 0; i < nhrt; i++) {
 		if (hrt[i].id == id) {
+			lazy = hrt[i].lazy;
 			hrt[i] = hrt[--nhrt];
-			return;
+			return lazy;
 		}
 	}
+	return 0;
+}
+
+/*
+ * Each CPU's clock event device: the time it is programmed for,
+ * dev->next_event, which tick_nohz_get_sleep_length() answers as
+ * *delta_next (kernel/time/tick-sched.c), and which is the earliest
+ * pending hrtimer but where the kernel leaves it behind
+ * (kernel/time/hrtimer.c): cpu_base->expires_next and next_timer are
+ * set when a start comes earlier (hrtimer_reprogram()), and computed
+ * again from the queue (hrtimer_force_reprogram()) when the timer that
+ * set them is cancelled or started again later, and when the device
+ * fires (hrtimer_interrupt(), whose rearm at the end sees the timers
+ * its callbacks started), whether a timer was due then or not.  A
+ * timer set up with HRTIMER_MODE_LAZY_REARM, the scheduler's hrtick
+ * (kernel/sched/core.c, hrtick_rq_init()), leaves the device as it is
+ * when it is cancelled or moved later (__remove_hrtimer(),
+ * hrtimer_start_range_ns()): the device then still fires at its old
+ * time, waking the CPU for nothing, and *delta_next counts to it.
+ */
+struct clockevent {
+	s64 next;		/* trace clock, S64_MAX for none */
+	u64 timer;		/* the hrtimer it was set for (next_timer) */
+	bool known;		/* set since the trace began */
+	bool fired;		/* it fired: set again once that interrupt ends */
+};
+
+static struct clockevent *ces[MAX_CPUS];
+
+static struct clockevent *ce_get(u32 cpu)
+{
+	if (!ces[cpu])
+		ces[cpu] = xcalloc(1, sizeof(*ces[cpu]));
+	return ces[cpu];
+}
+
+/* hrtimer_force_reprogram(): the earliest hrtimer pending on @cpu. */
+static void ce_reprogram(struct clockevent *ce, u32 cpu)
+{
+	size_t i;
+
+	ce->next = S64_MAX;
+	ce->timer = 0;
+	for (i = 0; i < nhrt; i++) {
+		s64 exp = (s64)hrt[i].expires - hrt_offset;
+
+		if (hrt[i].cpu == cpu && exp < ce->next) {
+			ce->next = exp;
+			ce->timer = hrt[i].id;
+		}
+	}
+	ce->known = true;
+	ce->fired = false;
+}
+
+/* @cpu's device as of @t: fired since (its interrupt set it again), or unknown yet. */
+static struct clockevent *ce_at(u32 cpu, u64 t)
+{
+	struct clockevent *ce = ce_get(cpu);
+
+	if (!ce->known || ce->fired || ce->next <= (s64)t)
+		ce_reprogram(ce, cpu);
+	return ce;
 }
 
 static void hrt_start(const struct event *e)
 {
+	struct clockevent *ce = ce_at(e->cpu, e->t);
+	s64 exp = (s64)e->hrt.expires - hrt_offset;
+	bool was_first = ce->timer == e->hrt.id;
+
 	hrt_remove(e->hrt.id);
 	if (nhrt == MAX_PENDING_HRT)
 		fail(e->line, "more than %d hrtimers pending", MAX_PENDING_HRT);
@@ -110,8 +182,23 @@ static void hrt_start(const struct event *e)
 	hrt[nhrt].expires = e->hrt.expires;
 	hrt[nhrt].cpu = e->cpu;
 	hrt[nhrt].tick = e->hrt.tick;
+	hrt[nhrt].lazy = e->hrt.lazy;
 	hrt[nhrt].lost_end = lost_end && lost_end[e - evs0];
 	nhrt++;
+	if (exp < ce->next) {
+		ce->next = exp;
+		ce->timer = e->hrt.id;
+	} else if (was_first && !e->hrt.lazy) {
+		ce_reprogram(ce, e->cpu);
+	}
+}
+
+static void hrt_cancel(const struct event *e)
+{
+	struct clockevent *ce = ce_at(e->cpu, e->t);
+
+	if (!hrt_remove(e->hrt.id) && ce->timer == e->hrt.id)
+		ce_reprogram(ce, e->cpu);
 }
 
 /*
@@ -193,9 +280,10 @@ static void wt_event(const struct event *e)
  * the next wheel event on @cpu; within a tick with the tick running, the
  * nohz code keeps the tick and answers @next (the next tick or timer);
  * otherwise the earlier of the wheel event and @sleep_hrt (the next
- * hrtimer but the tick).  @sleep_hrt too until an event showed jiffies.
+ * hrtimer but the tick), counted from @from (ts->idle_entrytime, at or
+ * before @now).  @sleep_hrt too until an event showed jiffies.
  */
-u64 wheel_sleep(u32 cpu, u64 now, bool stopped, u64 sleep_hrt, u64 next)
+u64 wheel_sleep(u32 cpu, u64 now, u64 from, bool stopped, u64 sleep_hrt, u64 next)
 {
 	s64 tick = TICK_NSEC, since = (s64)now - jiffy_c;
 	s64 basej = since >= 0 ? since / tick : -((-since + tick - 1) / tick);
@@ -215,9 +303,9 @@ u64 wheel_sleep(u32 cpu, u64 now, bool stopped, u64 sleep_hrt, u64 next)
 	next_tick = best <= basej ? basemono : basemono + (best - basej) * tick;
 	if (next_tick - basemono <= tick && !stopped)
 		return next;
-	if (next_tick <= (s64)now)
+	if (next_tick <= (s64)from)
 		return 0;
-	return min((u64)(next_tick - (s64)now), sleep_hrt);
+	return min((u64)(next_tick - (s64)from), sleep_hrt);
 }
 
 /*
@@ -248,8 +336,14 @@ static void tick_event(struct tick_cpu *k, u64 t, int stopped)
 	k->ev_t = t;
 }
 
-/* The tick's sched_timer armed or cancelled on its CPU. */
-static void tick_hrt(const struct event *e)
+/*
+ * The tick's sched_timer armed or cancelled on its CPU: stopped when
+ * armed more than a tick ahead (a tick is first stopped only for an
+ * event further than that: tick_nohz_next_event()), or by
+ * tick_nohz_stop_tick() again (a tick already stopped is moved to the
+ * next timer, within a tick or not), or cancelled.
+ */
+static void tick_hrt(const struct trace *tr, const struct event *e)
 {
 	struct tick_cpu *k = tick_get(e->cpu);
 	s64 exp;
@@ -258,10 +352,19 @@ static void tick_hrt(const struct event *e)
 		k->seen = 1;
 		k->id = e->hrt.id;
 		exp = (s64)e->hrt.expires - hrt_offset;
-		tick_event(k, e->t, exp > (s64)e->t && (u64)exp - e->t > (u64)TICK_NSEC);
+		tick_event(k, e->t, (exp > (s64)e->t && (u64)exp - e->t > (u64)TICK_NSEC) ||
+				    (k->stopped && tick_stop_event(tr, e - tr->evs)));
 	} else if (e->type == EV_HRT_CANCEL && k->seen && e->hrt.id == k->id) {
 		tick_event(k, e->t, 1);
 	}
+}
+
+/* @id is @cpu's tick hrtimer, as its starts named it. */
+bool tick_is_hrt(u32 cpu, u64 id)
+{
+	const struct tick_cpu *k = ticks[cpu];
+
+	return k && k->seen && k->id == id;
 }
 
 /*
@@ -294,22 +397,63 @@ bool tick_kept_at_select(u32 cpu, u64 exit_t)
 
 /*
  * The tick expired on the CPU of the exit event @i in the interrupt
- * handling right after it: tick_nohz_idle_got_tick() is true then as
- * when it expired during the period.
+ * handling right after it, before the governor's reflect(), in the idle
+ * task: tick_nohz_idle_got_tick() is true then as when it expired during
+ * the period.  The last such expiry's event, 0 for none.
  */
-bool tick_expired_after(const struct trace *tr, size_t i)
+size_t tick_expired_after(const struct trace *tr, size_t i)
 {
 	const struct event *evs = tr->evs, *x = &evs[i];
-	size_t j;
+	size_t j, last = 0;
 
 	for (j = i + 1; j < tr->nev && evs[j].t <= x->t + WAKE_SLACK_NS; j++) {
 		if (evs[j].cpu != x->cpu)
 			continue;
-		if (evs[j].type == EV_HRT_EXPIRE && evs[j].hrt.tick)
-			return true;
+		if (evs[j].type == EV_HRT_EXPIRE && evs[j].hrt.tick &&
+		    evs[j].ctx != CTX_TASK)
+			last = j;
 		if (evs[j].type == EV_ENTER)
 			break;
 	}
+	return last;
+}
+
+/*
+ * Event @i starts or cancels the tick's hrtimer in tick_nohz_stop_tick(),
+ * called between the governor's select() and the idle entry
+ * (tick_nohz_idle_stop_tick()): the next event of its CPU is that entry,
+ * within IDLE_PATH_NS.  Not a start at the end of the tick's own handler
+ * (the previous event its expiry), nor one restarting it when the idle
+ * loop is left (tick_nohz_restart(), which cancels it first in 6.12; a
+ * need-resched flag on the last exit shows the loop left).
+ */
+bool tick_stop_event(const struct trace *tr, size_t i)
+{
+	const struct event *evs = tr->evs, *x = &evs[i];
+	bool prev = true;
+	size_t j;
+
+	if (!((x->type == EV_HRT_START && x->hrt.tick) ||
+	      (x->type == EV_HRT_CANCEL && tick_is_hrt(x->cpu, x->hrt.id))))
+		return false;
+	for (j = i; j-- > 0;) {
+		if (evs[j].cpu != x->cpu)
+			continue;
+		if (prev && (evs[j].type == EV_HRT_EXPIRE || evs[j].type == EV_HRT_CANCEL) &&
+		    tick_is_hrt(x->cpu, evs[j].hrt.id))
+			return false;
+		if (evs[j].type == EV_EXIT) {
+			if (evs[j].resched == RESCHED_SET)
+				return false;
+			break;
+		}
+		if (evs[j].type == EV_ENTER)
+			break;
+		prev = false;
+	}
+	for (j = i + 1; j < tr->nev && evs[j].t <= x->t + IDLE_PATH_NS; j++)
+		if (evs[j].cpu == x->cpu)
+			return evs[j].type == EV_ENTER;
 	return false;
 }
 
@@ -357,6 +501,22 @@ u64 hrt_next(u32 cpu, u64 now)
 	return hrt_next_ex(cpu, now, 0);
 }
 
+/*
+ * *delta_next of tick_nohz_get_sleep_length() at @now: @cpu's clock
+ * event device (struct clockevent) counted from @from, at or before
+ * @now.
+ */
+u64 clockevent_next(u32 cpu, u64 now, u64 from)
+{
+	const struct clockevent *ce;
+
+	hrt_expire_lost(now);
+	ce = ce_at(cpu, now);
+	if (ce->next == S64_MAX)
+		return NO_TIME;
+	return ce->next > (s64)from ? (u64)(ce->next - (s64)from) : 0;
+}
+
 /* Was the idle period ending at event @i ended by an interrupt of its CPU? */
 int woken_by_irq(const struct trace *tr, size_t i)
 {
@@ -396,23 +556,26 @@ u64 timer_by_lookahead(const struct trace *tr, const struct event *e)
 	return NO_TIME;
 }
 
-/* The trace's hrtimer and timer-wheel events, in order. */
-void timers_event(const struct event *e)
+/* The trace's hrtimer and timer-wheel events, in order: event @i of @tr. */
+void timers_event(const struct trace *tr, size_t i)
 {
+	const struct event *e = &tr->evs[i];
+
 	switch (e->type) {
 	case EV_HRT_START:
 		hrt_start(e);
-		tick_hrt(e);
+		tick_hrt(tr, e);
 		break;
 	case EV_HRT_EXPIRE:
 		/* now= is on the hrtimer clock: learn the offset. */
 		hrt_offset = (s64)e->hrt.now - (s64)e->t;
 		hrt_remove(e->hrt.id);
-		tick_hrt(e);
+		ce_get(e->cpu)->fired = true;
+		tick_hrt(tr, e);
 		break;
 	case EV_HRT_CANCEL:
-		hrt_remove(e->hrt.id);
-		tick_hrt(e);
+		hrt_cancel(e);
+		tick_hrt(tr, e);
 		break;
 	case EV_WT_START:
 	case EV_WT_CANCEL:

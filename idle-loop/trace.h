@@ -56,6 +56,7 @@ struct ev_hrt {
 	u64 expires;		/* start: expires=, hrtimer clock */
 	u64 now;		/* expire: now=, hrtimer clock */
 	bool tick;		/* start, expire: the tick's sched_timer */
+	bool lazy;		/* start: the scheduler's hrtick (function=hrtick) */
 };
 
 /*
@@ -99,12 +100,28 @@ struct ev_wt {
 	bool deferrable;	/* start: flags has D */
 };
 
+/* The task an event ran in (perf script's TID, ftrace's PID). */
+enum ev_ctx {
+	CTX_UNKNOWN,		/* not traced (native format), or another CPU's */
+	CTX_IDLE,		/* the CPU's idle task (PID 0) */
+	CTX_TASK,		/* any other task */
+};
+
+/* Whether TIF_NEED_RESCHED was set at the event (ftrace's flags). */
+enum ev_resched {
+	RESCHED_UNKNOWN,	/* not traced (perf script, native format) */
+	RESCHED_CLEAR,
+	RESCHED_SET,
+};
+
 /* One trace event: the type says which member of the union is set. */
 struct event {
 	u64 t;
 	u32 cpu;
 	u32 line;
 	u8 type;		/* enum ev_type */
+	u8 ctx;			/* enum ev_ctx */
+	u8 resched;		/* enum ev_resched */
 	union {
 		struct ev_irq irq;		/* EV_IRQ */
 		struct ev_enter enter;		/* EV_ENTER */

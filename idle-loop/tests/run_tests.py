@@ -708,6 +708,50 @@ def governors(replay, out):
     rc, so, se = run(replay, ["--dump", dp, tp])
     stopped = [int(ln.split()[6]) for ln in open(dp) if ln.startswith("kernel ")] if rc == 0 else se
     check("governor-tick-stopped-at-select", stopped == [0, 0, 1, 0], str(stopped))
+    # 4b. tick_nohz_get_sleep_length() counts from ts->idle_entrytime:
+    #     from the entry when a task ran since the last exit (an event of
+    #     another task, or need-resched on the exit in ftrace text), else
+    #     from the end of the interrupt that ended the halt, C6's 133 us
+    #     exit latency before the exit.  The wakeup timer is due at 1.002 s.
+    wake = "sh 100 [000] 1.000000000: timer:hrtimer_start: hrtimer=0xffff0002 " \
+        "function=hrtimer_wakeup expires=1002000000 softexpires=1002000000 mode=0"
+    perf = [wake, idle % ("1.000010000", 3),
+            "swapper/0 0 [000] 1.000500000: irq:irq_handler_entry: irq=5 name=dev",
+            idle % ("1.000633000", 4294967295), idle % ("1.000636000", 2),
+            idle % ("1.002010000", 4294967295)]
+    ftr = "          <idle>-0       [000] %s %s: cpu_idle: state=%s cpu_id=0"
+    ftrace = ["              sh-100     [000] d..1. 1.000000: hrtimer_start: "
+              "hrtimer=ffff0002 function=hrtimer_wakeup expires=1002000000 "
+              "softexpires=1002000000 mode=ABS was_armed=0",
+              ftr % ("d..1.", "1.000010", 3), ftr % ("dN.1.", "1.000633", 4294967295),
+              ftr % ("d..1.", "1.000636", 2), ftr % ("d..1.", "1.002010", 4294967295)]
+    for name, ev, want in (("perf", perf, [(1990000, 1990000), (1500000, 1500000)]),
+                           ("ftrace-resched", ftrace,
+                            [(1990000, 1990000), (1364000, 1364000)])):
+        tp = os.path.join(out, "gov-entrytime-%s.txt" % name)
+        with open(tp, "w") as f:
+            f.write("\n".join(ev) + "\n")
+        dp = tp.replace(".txt", ".dump")
+        rc, so, se = run(replay, ["--rules", "menu", "--dump", dp, tp])
+        got = [(int(ln.split()[5]), int(ln.split()[6])) for ln in open(dp)
+               if ln.startswith("menu ")] if rc == 0 else se
+        check("governor-sleep-from-idle-entrytime-" + name, got == want, str(got))
+    # 4c. *delta_next is the clock event device's next event: the hrtick
+    #     (HRTIMER_MODE_LAZY_REARM) cancelled leaves it at its expiry, any
+    #     other timer cancelled moves it to the next one.
+    for fn, want in (("hrtick", (1990000, 290000)), ("hrtimer_wakeup", (1990000, 1990000))):
+        ev = [wake, "sh 100 [000] 1.000001000: timer:hrtimer_start: hrtimer=0xffff0003 "
+              "function=%s expires=1000300000 softexpires=1000300000 mode=0" % fn,
+              "swapper/0 0 [000] 1.000005000: timer:hrtimer_cancel: hrtimer=0xffff0003",
+              idle % ("1.000010000", 2), idle % ("1.000311000", 4294967295)]
+        tp = os.path.join(out, "gov-next-event-%s.txt" % fn)
+        with open(tp, "w") as f:
+            f.write("\n".join(ev) + "\n")
+        dp = tp.replace(".txt", ".dump")
+        rc, so, se = run(replay, ["--rules", "menu", "--dump", dp, tp])
+        got = [(int(ln.split()[5]), int(ln.split()[6])) for ln in open(dp)
+               if ln.startswith("menu ")] if rc == 0 else se
+        check("governor-next-event-%s" % fn, got == [want], str(got))
     # 5. --states: the table of a recorded machine; malformed tables stop
     #    with one line naming the file and line.
     sp = os.path.join(out, "states-ok")
