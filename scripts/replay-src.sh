@@ -50,7 +50,7 @@ else
 			die "no apt-get: download $pkg $want (a Debian package) by hand and unpack ${tarball#"$R/root/"} from it into $R/root/, or run: make -C idle-loop KSRC=PATCHED-TREE"
 		rm -rf "$R/root"
 		mkdir -p "$R/root"
-		say "downloading $pkg $want (about 150 MB; only the replay's files are kept)"
+		say "downloading $pkg $want (about 150 MB, its kernel tarball kept in $BD/replay-src/root for the next series change)"
 		deb=$(deb_download "$R" "$pkg" "$want" "$suite")
 		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$R/root" --wildcards "*${tarball#"$R/root"}" ||
 			die "cannot unpack $deb"
