@@ -283,6 +283,322 @@ static u8 resched_flag(const struct tok *t)
 	return strchr("NnBb", t->s[1]) ? RESCHED_SET : RESCHED_CLEAR;
 }
 
+/* One event line, as parse_trace() split it: its time, CPU and arguments. */
+struct evline {
+	unsigned long ln;
+	u64 ts;
+	u64 cpu;
+	const struct tok *a;	/* the tokens after the event name */
+	int na;
+};
+
+static void ev_irq_handler_entry(struct reader *rd, const struct evline *l)
+{
+	u64 irq = arg_u64(l->ln, l->a, l->na, "irq");
+	struct tok name;
+	struct event *e;
+
+	check_irq(l->ln, irq);
+	if (!arg(l->a, l->na, "name", &name))
+		fail(l->ln, "truncated line: missing name=");
+	/* Timer interrupts (IRQF_TIMER) never enter the kernel's ring. */
+	if (!rd->o->keep_timer_irqs && memmem(name.s, name.len, "timer", 5))
+		return;
+	e = new_event(rd, l->ln, l->ts, l->cpu, EV_IRQ);
+	e->irq.irq = irq;
+}
+
+static void ev_cpu_idle(struct reader *rd, const struct evline *l)
+{
+	u64 state = arg_u64(l->ln, l->a, l->na, "state");
+	u64 id = arg_u64(l->ln, l->a, l->na, "cpu_id");
+	struct event *e;
+
+	if (state == 4294967295ULL || state == U64_MAX) {
+		new_event(rd, l->ln, l->ts, id, EV_EXIT);
+		return;
+	}
+	if (state >= CPUIDLE_STATE_MAX)
+		fail(l->ln, "idle state %" PRIu64 " out of range", state);
+	e = new_event(rd, l->ln, l->ts, id, EV_ENTER);
+	e->enter.timer_ns = NO_TIME;
+	e->enter.state = state;
+}
+
+static void ev_sched_idle_select(struct reader *rd, const struct evline *l)
+{
+	unsigned long ln = l->ln;
+	const struct tok *a = l->a;
+	int na = l->na;
+	u64 c = arg_u64(ln, a, na, "cpu");
+	u64 timer = arg_u64(ln, a, na, "timer_ns");
+	s64 irq_ns = arg_s64(ln, a, na, "irq_ns");
+	u64 irq = arg_u64(ln, a, na, "irq");
+	s64 lat = arg_s64(ln, a, na, "latency_req_ns");
+	s64 state = arg_s64(ln, a, na, "state");
+	u64 stop = arg_u64(ln, a, na, "stop_tick");
+	struct tok dt;
+	u64 delta = NO_TIME, restarted = NO_TIME;
+	int stopped = -1;
+	s64 learned = -1;
+	struct event *e;
+
+	/* delta_tick_ns: traced since the tracepoint's second version */
+	if (arg(a, na, "delta_tick_ns", &dt) && parse_u64(dt.s, dt.len, &delta))
+		fail(ln, "bad delta_tick_ns=%.*s", (int)dt.len, dt.s);
+	/* tick_stopped, learned_ns: since the third */
+	if (arg(a, na, "tick_stopped", &dt)) {
+		u64 t = arg_u64(ln, a, na, "tick_stopped");
+
+		if (t > 2)
+			fail(ln, "tick_stopped=%" PRIu64 " out of range", t);
+		stopped = (int)t;
+		learned = arg_s64(ln, a, na, "learned_ns");
+	}
+	/* restarted_ns: since the fourth */
+	if (arg(a, na, "restarted_ns", &dt)) {
+		s64 r = arg_s64(ln, a, na, "restarted_ns");
+
+		restarted = r < 0 ? NO_TIME : (u64)r;
+	}
+	check_irq(ln, irq);
+	if (state < -1000 || state >= CPUIDLE_STATE_MAX)
+		fail(ln, "state %" PRId64 " out of range", state);
+	e = new_event(rd, ln, l->ts, c, EV_SELECT);
+	e->select.timer_ns = timer;
+	e->select.irq_ns = irq_ns < 0 ? NO_TIME : (u64)irq_ns;
+	e->select.latency_req_ns = lat < 0 ? 0 : (u64)lat;
+	e->select.delta_tick_ns = delta;
+	e->select.stop_tick = stop != 0;
+	e->select.tick_stopped = stopped;
+	e->select.restarted_ns = restarted;
+	e->select.learned_ns = learned < 0 ? NO_TIME : (u64)learned;
+	e->select.state = state;
+	rd->tr->have_select = true;
+}
+
+/* The timer's address (KEY=, hrtimer= or timer=), checked for a hashed %p. */
+static void timer_addr(const struct evline *l, const char *key, struct tok *h)
+{
+	if (!arg(l->a, l->na, key, h))
+		fail(l->ln, "truncated line: missing %s=", key);
+	check_hashed(l->ln, h);
+}
+
+static void ev_hrtimer_start(struct reader *rd, const struct evline *l)
+{
+	struct tok h;
+	struct event *e;
+
+	timer_addr(l, "hrtimer", &h);
+	e = new_event(rd, l->ln, l->ts, l->cpu, EV_HRT_START);
+	e->hrt.id = hash_tok(&h);
+	e->hrt.tick = is_tick_timer(l->a, l->na);
+	e->hrt.lazy = is_hrtick(l->a, l->na);
+	e->hrt.expires = arg_u64(l->ln, l->a, l->na, "expires");
+	if (e->hrt.expires > MAX_TIME_NS)
+		fail(l->ln, "expires=%" PRIu64 " too large", e->hrt.expires);
+	rd->tr->have_hrt = true;
+}
+
+static void ev_hrtimer_cancel(struct reader *rd, const struct evline *l)
+{
+	struct tok h;
+	struct event *e;
+
+	timer_addr(l, "hrtimer", &h);
+	e = new_event(rd, l->ln, l->ts, l->cpu, EV_HRT_CANCEL);
+	e->hrt.id = hash_tok(&h);
+	rd->tr->have_hrt = true;
+}
+
+static void ev_hrtimer_expire_entry(struct reader *rd, const struct evline *l)
+{
+	struct tok h;
+	struct event *e;
+
+	timer_addr(l, "hrtimer", &h);
+	e = new_event(rd, l->ln, l->ts, l->cpu, EV_HRT_EXPIRE);
+	e->hrt.id = hash_tok(&h);
+	e->hrt.tick = is_tick_timer(l->a, l->na);
+	e->hrt.now = arg_u64(l->ln, l->a, l->na, "now");
+	if (e->hrt.now > MAX_TIME_NS)
+		fail(l->ln, "now=%" PRIu64 " too large", e->hrt.now);
+	rd->tr->have_hrt = true;
+}
+
+/* irq_predict_stamp and irq_predict_restart: a stamp, restarting or not */
+static void predict_stamp(struct reader *rd, const struct evline *l, bool restart)
+{
+	u64 irq = arg_u64(l->ln, l->a, l->na, "irq");
+	struct event *e;
+
+	check_irq(l->ln, irq);
+	e = new_event(rd, l->ln, l->ts, l->cpu, EV_STAMP);
+	e->stamp.irq = irq;
+	e->stamp.restart = restart;
+	e->stamp.ts_ns = arg_u64(l->ln, l->a, l->na, "ts_ns");
+	if (e->stamp.ts_ns > MAX_TIME_NS)
+		fail(l->ln, "ts_ns=%" PRIu64 " too large", e->stamp.ts_ns);
+	rd->tr->have_predict = true;
+}
+
+static void ev_irq_predict_stamp(struct reader *rd, const struct evline *l)
+{
+	predict_stamp(rd, l, false);
+}
+
+static void ev_irq_predict_restart(struct reader *rd, const struct evline *l)
+{
+	predict_stamp(rd, l, true);
+}
+
+static void ev_irq_predict_forget(struct reader *rd, const struct evline *l)
+{
+	u64 irq = arg_u64(l->ln, l->a, l->na, "irq");
+	struct event *e;
+
+	check_irq(l->ln, irq);
+	e = new_event(rd, l->ln, l->ts, l->cpu, EV_FORGET);
+	e->forget.irq = irq;
+	rd->tr->have_predict = true;
+}
+
+/* the ring overflowed before this drain */
+static void ev_irq_predict_lost(struct reader *rd, const struct evline *l)
+{
+	struct tok f;
+	struct event *e;
+
+	e = new_event(rd, l->ln, l->ts, l->cpu, EV_RING_LOST);
+	e->ring_lost.stamps = arg_u64(l->ln, l->a, l->na, "stamps");
+	e->ring_lost.first_ns = arg(l->a, l->na, "first_ns", &f) ?
+				arg_u64(l->ln, l->a, l->na, "first_ns") : NO_TIME;
+	rd->tr->have_predict = true;
+}
+
+/* stamping was turned on again: the table starts over */
+static void ev_irq_predict_reset(struct reader *rd, const struct evline *l)
+{
+	struct tok f;
+	struct event *e;
+
+	e = new_event(rd, l->ln, l->ts, l->cpu, EV_RESET);
+	e->reset.epoch = arg(l->a, l->na, "epoch", &f) ?
+			 arg_u64(l->ln, l->a, l->na, "epoch") :
+			 arg_u64(l->ln, l->a, l->na, "forgets");
+	rd->tr->have_predict = true;
+}
+
+static void ev_irq_predict_next(struct reader *rd, const struct evline *l)
+{
+	unsigned long ln = l->ln;
+	u64 now = arg_u64(ln, l->a, l->na, "now_ns");
+	s64 next = arg_s64(ln, l->a, l->na, "next_ns");
+	u64 irq = arg_u64(ln, l->a, l->na, "irq");
+	s64 rule = arg_s64(ln, l->a, l->na, "rule");
+	struct event *e;
+
+	check_irq(ln, irq);
+	if (now > MAX_TIME_NS)
+		fail(ln, "now_ns=%" PRIu64 " too large", now);
+	if (next < -1 || next > (s64)MAX_TIME_NS)
+		fail(ln, "next_ns=%" PRId64 " out of range", next);
+	if (rule < 0 || rule >= IRQ_PREDICT_NR_RULES)
+		fail(ln, "rule=%" PRId64 " out of range", rule);
+	e = new_event(rd, ln, l->ts, l->cpu, EV_NEXT);
+	e->next.now_ns = now;
+	e->next.next_ns = next < 0 ? NO_TIME : (u64)next;
+	e->next.irq = irq;
+	e->next.rule = rule;
+	rd->tr->have_predict = true;
+}
+
+/*
+ * A timer-wheel timer: its base's CPU, the jiffy its bucket expires at,
+ * jiffies now (expires - [timeout=N]), deferrable.
+ */
+static void ev_timer_start(struct reader *rd, const struct evline *l)
+{
+	unsigned long ln = l->ln;
+	const struct tok *a = l->a;
+	int na = l->na;
+	struct tok h, fl;
+	s64 timeout = 0;
+	u64 wcpu = arg_u64(ln, a, na, "cpu");
+	struct event *e;
+	int k;
+
+	timer_addr(l, "timer", &h);
+	for (k = 0; k < na; k++)
+		if (a[k].len > 10 && !memcmp(a[k].s, "[timeout=", 9) &&
+		    a[k].s[a[k].len - 1] == ']')
+			break;
+	if (k == na || parse_s64(a[k].s + 9, a[k].len - 10, &timeout))
+		fail(ln, "missing or bad [timeout=N]");
+	e = new_event(rd, ln, l->ts, wcpu, EV_WT_START);
+	/* queued on another CPU's wheel: not that CPU's task */
+	if (wcpu != l->cpu)
+		e->ctx = CTX_UNKNOWN;
+	e->wt.id = hash_tok(&h);
+	e->wt.bucket = arg_u64(ln, a, na, "bucket_expiry");
+	e->wt.now_j = arg_u64(ln, a, na, "expires") - timeout;
+	e->wt.deferrable = arg(a, na, "flags", &fl) && memchr(fl.s, 'D', fl.len);
+	rd->tr->have_wheel = true;
+}
+
+/* timer_cancel and timer_expire_entry (with the jiffies it ran at) */
+static void timer_end(struct reader *rd, const struct evline *l, bool expire)
+{
+	struct tok h;
+	struct event *e;
+
+	timer_addr(l, "timer", &h);
+	e = new_event(rd, l->ln, l->ts, l->cpu, expire ? EV_WT_EXPIRE : EV_WT_CANCEL);
+	e->wt.id = hash_tok(&h);
+	e->wt.now_j = expire ? arg_u64(l->ln, l->a, l->na, "now") : NO_TIME;
+}
+
+static void ev_timer_cancel(struct reader *rd, const struct evline *l)
+{
+	timer_end(rd, l, false);
+}
+
+static void ev_timer_expire_entry(struct reader *rd, const struct evline *l)
+{
+	timer_end(rd, l, true);
+}
+
+/*
+ * The events read (README.md, "What it reads"), by name without the
+ * subsystem; those without a handler are skipped.
+ */
+static const struct {
+	const char *name;
+	void (*parse)(struct reader *rd, const struct evline *l);
+} events[] = {
+	{ "irq_handler_entry",		ev_irq_handler_entry },
+	{ "cpu_idle",			ev_cpu_idle },
+	{ "sched_idle_select",		ev_sched_idle_select },
+	{ "hrtimer_start",		ev_hrtimer_start },
+	{ "hrtimer_cancel",		ev_hrtimer_cancel },
+	{ "hrtimer_expire_entry",	ev_hrtimer_expire_entry },
+	{ "irq_predict_stamp",		ev_irq_predict_stamp },
+	{ "irq_predict_restart",	ev_irq_predict_restart },
+	{ "irq_predict_forget",		ev_irq_predict_forget },
+	{ "irq_predict_lost",		ev_irq_predict_lost },
+	{ "irq_predict_reset",		ev_irq_predict_reset },
+	{ "irq_predict_next",		ev_irq_predict_next },
+	{ "timer_start",		ev_timer_start },
+	{ "timer_cancel",		ev_timer_cancel },
+	{ "timer_expire_entry",		ev_timer_expire_entry },
+	{ "irq_handler_exit",		NULL },
+	{ "hrtimer_init",		NULL },
+	{ "hrtimer_expire_exit",	NULL },
+	{ "timer_init",			NULL },
+	{ "timer_expire_exit",		NULL },
+};
+
 /*
  * perf script / ftrace / trace-cmd report:
  *   COMM-PID [CPU] [FLAGS] SECONDS.FRACTION: [PERIOD] [SUBSYS:]EVENT: ARGS
@@ -290,15 +606,14 @@ static u8 resched_flag(const struct tok *t)
 static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int n)
 {
 	int i, ci = -1, ti = -1, ei = -1;
-	u64 cpu, ts;
-	struct tok ev, *a;
-	struct event *e;
+	struct evline l = { .ln = ln };
+	struct tok ev;
 	const char *colon;
-	int na;
+	size_t k;
 
 	for (i = 0; i < n; i++) {
 		if (t[i].len >= 3 && t[i].s[0] == '[' && t[i].s[t[i].len - 1] == ']' &&
-		    !parse_u64(t[i].s + 1, t[i].len - 2, &cpu)) {
+		    !parse_u64(t[i].s + 1, t[i].len - 2, &l.cpu)) {
 			ci = i;
 			break;
 		}
@@ -307,7 +622,7 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 		fail(ln, "no [CPU] field: not a perf script or ftrace line");
 	for (i = ci + 1; i < n && i <= ci + 3; i++) {
 		if (t[i].len >= 2 && t[i].s[t[i].len - 1] == ':' &&
-		    !parse_stamp(t[i].s, t[i].len - 1, &ts)) {
+		    !parse_stamp(t[i].s, t[i].len - 1, &l.ts)) {
 			ti = i;
 			break;
 		}
@@ -329,212 +644,21 @@ static void parse_trace(struct reader *rd, unsigned long ln, struct tok *t, int 
 		ev.len -= colon + 1 - ev.s;
 		ev.s = colon + 1;
 	}
-	a = t + ei + 1;
-	na = n - ei - 1;
+	l.a = t + ei + 1;
+	l.na = n - ei - 1;
 	rd->ctx = ci ? task_ctx(&t[ci - 1]) : CTX_UNKNOWN;
 	rd->resched = ti == ci + 2 ? resched_flag(&t[ci + 1]) : RESCHED_UNKNOWN;
 
-	if (tok_is(&ev, "irq_handler_entry")) {
-		u64 irq = arg_u64(ln, a, na, "irq");
-		struct tok name;
-
-		check_irq(ln, irq);
-		if (!arg(a, na, "name", &name))
-			fail(ln, "truncated line: missing name=");
-		/* Timer interrupts (IRQF_TIMER) never enter the kernel's ring. */
-		if (!rd->o->keep_timer_irqs && memmem(name.s, name.len, "timer", 5))
+	for (k = 0; k < sizeof(events) / sizeof(events[0]); k++) {
+		if (tok_is(&ev, events[k].name)) {
+			if (events[k].parse)
+				events[k].parse(rd, &l);
 			return;
-		e = new_event(rd, ln, ts, cpu, EV_IRQ);
-		e->irq.irq = irq;
-	} else if (tok_is(&ev, "cpu_idle")) {
-		u64 state = arg_u64(ln, a, na, "state");
-		u64 id = arg_u64(ln, a, na, "cpu_id");
-
-		if (state == 4294967295ULL || state == U64_MAX) {
-			new_event(rd, ln, ts, id, EV_EXIT);
-		} else {
-			if (state >= CPUIDLE_STATE_MAX)
-				fail(ln, "idle state %" PRIu64 " out of range", state);
-			e = new_event(rd, ln, ts, id, EV_ENTER);
-			e->enter.timer_ns = NO_TIME;
-			e->enter.state = state;
 		}
-	} else if (tok_is(&ev, "sched_idle_select")) {
-		u64 c = arg_u64(ln, a, na, "cpu");
-		u64 timer = arg_u64(ln, a, na, "timer_ns");
-		s64 irq_ns = arg_s64(ln, a, na, "irq_ns");
-		u64 irq = arg_u64(ln, a, na, "irq");
-		s64 lat = arg_s64(ln, a, na, "latency_req_ns");
-		s64 state = arg_s64(ln, a, na, "state");
-
-		u64 stop = arg_u64(ln, a, na, "stop_tick");
-		struct tok dt;
-		u64 delta = NO_TIME, restarted = NO_TIME;
-		int stopped = -1;
-		s64 learned = -1;
-
-		/* delta_tick_ns: traced since the tracepoint's second version */
-		if (arg(a, na, "delta_tick_ns", &dt) && parse_u64(dt.s, dt.len, &delta))
-			fail(ln, "bad delta_tick_ns=%.*s", (int)dt.len, dt.s);
-		/* tick_stopped, learned_ns: since the third */
-		if (arg(a, na, "tick_stopped", &dt)) {
-			u64 t = arg_u64(ln, a, na, "tick_stopped");
-
-			if (t > 2)
-				fail(ln, "tick_stopped=%" PRIu64 " out of range", t);
-			stopped = (int)t;
-			learned = arg_s64(ln, a, na, "learned_ns");
-		}
-		/* restarted_ns: since the fourth */
-		if (arg(a, na, "restarted_ns", &dt)) {
-			s64 r = arg_s64(ln, a, na, "restarted_ns");
-
-			restarted = r < 0 ? NO_TIME : (u64)r;
-		}
-		check_irq(ln, irq);
-		if (state < -1000 || state >= CPUIDLE_STATE_MAX)
-			fail(ln, "state %" PRId64 " out of range", state);
-		e = new_event(rd, ln, ts, c, EV_SELECT);
-		e->select.timer_ns = timer;
-		e->select.irq_ns = irq_ns < 0 ? NO_TIME : (u64)irq_ns;
-		e->select.latency_req_ns = lat < 0 ? 0 : (u64)lat;
-		e->select.delta_tick_ns = delta;
-		e->select.stop_tick = stop != 0;
-		e->select.tick_stopped = stopped;
-		e->select.restarted_ns = restarted;
-		e->select.learned_ns = learned < 0 ? NO_TIME : (u64)learned;
-		e->select.state = state;
-		rd->tr->have_select = true;
-	} else if (tok_is(&ev, "hrtimer_start")) {
-		struct tok h;
-
-		if (!arg(a, na, "hrtimer", &h))
-			fail(ln, "truncated line: missing hrtimer=");
-		check_hashed(ln, &h);
-		e = new_event(rd, ln, ts, cpu, EV_HRT_START);
-		e->hrt.id = hash_tok(&h);
-		e->hrt.tick = is_tick_timer(a, na);
-		e->hrt.lazy = is_hrtick(a, na);
-		e->hrt.expires = arg_u64(ln, a, na, "expires");
-		if (e->hrt.expires > MAX_TIME_NS)
-			fail(ln, "expires=%" PRIu64 " too large", e->hrt.expires);
-		rd->tr->have_hrt = true;
-	} else if (tok_is(&ev, "hrtimer_cancel") ||
-		   tok_is(&ev, "hrtimer_expire_entry")) {
-		struct tok h;
-		int expire = tok_is(&ev, "hrtimer_expire_entry");
-
-		if (!arg(a, na, "hrtimer", &h))
-			fail(ln, "truncated line: missing hrtimer=");
-		check_hashed(ln, &h);
-		e = new_event(rd, ln, ts, cpu, expire ? EV_HRT_EXPIRE : EV_HRT_CANCEL);
-		e->hrt.id = hash_tok(&h);
-		e->hrt.tick = expire && is_tick_timer(a, na);
-		e->hrt.now = expire ? arg_u64(ln, a, na, "now") : 0;
-		if (e->hrt.now > MAX_TIME_NS)
-			fail(ln, "now=%" PRIu64 " too large", e->hrt.now);
-		rd->tr->have_hrt = true;
-	} else if (tok_is(&ev, "irq_predict_stamp") ||
-		   tok_is(&ev, "irq_predict_restart")) {
-		u64 irq = arg_u64(ln, a, na, "irq");
-
-		check_irq(ln, irq);
-		e = new_event(rd, ln, ts, cpu, EV_STAMP);
-		e->stamp.irq = irq;
-		e->stamp.restart = tok_is(&ev, "irq_predict_restart");
-		e->stamp.ts_ns = arg_u64(ln, a, na, "ts_ns");
-		if (e->stamp.ts_ns > MAX_TIME_NS)
-			fail(ln, "ts_ns=%" PRIu64 " too large", e->stamp.ts_ns);
-		rd->tr->have_predict = true;
-	} else if (tok_is(&ev, "irq_predict_forget")) {
-		u64 irq = arg_u64(ln, a, na, "irq");
-
-		check_irq(ln, irq);
-		e = new_event(rd, ln, ts, cpu, EV_FORGET);
-		e->forget.irq = irq;
-		rd->tr->have_predict = true;
-	} else if (tok_is(&ev, "irq_predict_lost")) {
-		/* the ring overflowed before this drain */
-		struct tok f;
-
-		e = new_event(rd, ln, ts, cpu, EV_RING_LOST);
-		e->ring_lost.stamps = arg_u64(ln, a, na, "stamps");
-		e->ring_lost.first_ns = arg(a, na, "first_ns", &f) ?
-					arg_u64(ln, a, na, "first_ns") : NO_TIME;
-		rd->tr->have_predict = true;
-	} else if (tok_is(&ev, "irq_predict_reset")) {
-		/* stamping was turned on again: the table starts over */
-		struct tok f;
-
-		e = new_event(rd, ln, ts, cpu, EV_RESET);
-		e->reset.epoch = arg(a, na, "epoch", &f) ? arg_u64(ln, a, na, "epoch") :
-				 arg_u64(ln, a, na, "forgets");
-		rd->tr->have_predict = true;
-	} else if (tok_is(&ev, "irq_predict_next")) {
-		u64 now = arg_u64(ln, a, na, "now_ns");
-		s64 next = arg_s64(ln, a, na, "next_ns");
-		u64 irq = arg_u64(ln, a, na, "irq");
-		s64 rule = arg_s64(ln, a, na, "rule");
-
-		check_irq(ln, irq);
-		if (now > MAX_TIME_NS)
-			fail(ln, "now_ns=%" PRIu64 " too large", now);
-		if (next < -1 || next > (s64)MAX_TIME_NS)
-			fail(ln, "next_ns=%" PRId64 " out of range", next);
-		if (rule < 0 || rule >= IRQ_PREDICT_NR_RULES)
-			fail(ln, "rule=%" PRId64 " out of range", rule);
-		e = new_event(rd, ln, ts, cpu, EV_NEXT);
-		e->next.now_ns = now;
-		e->next.next_ns = next < 0 ? NO_TIME : (u64)next;
-		e->next.irq = irq;
-		e->next.rule = rule;
-		rd->tr->have_predict = true;
-	} else if (tok_is(&ev, "timer_start")) {
-		/*
-		 * A timer-wheel timer: its base's CPU, the jiffy its bucket
-		 * expires at, jiffies now (expires - [timeout=N]), deferrable.
-		 */
-		struct tok h, fl;
-		s64 timeout = 0;
-		u64 wcpu = arg_u64(ln, a, na, "cpu");
-		int k;
-
-		if (!arg(a, na, "timer", &h))
-			fail(ln, "truncated line: missing timer=");
-		check_hashed(ln, &h);
-		for (k = 0; k < na; k++)
-			if (a[k].len > 10 && !memcmp(a[k].s, "[timeout=", 9) &&
-			    a[k].s[a[k].len - 1] == ']')
-				break;
-		if (k == na || parse_s64(a[k].s + 9, a[k].len - 10, &timeout))
-			fail(ln, "missing or bad [timeout=N]");
-		e = new_event(rd, ln, ts, wcpu, EV_WT_START);
-		/* queued on another CPU's wheel: not that CPU's task */
-		if (wcpu != cpu)
-			e->ctx = CTX_UNKNOWN;
-		e->wt.id = hash_tok(&h);
-		e->wt.bucket = arg_u64(ln, a, na, "bucket_expiry");
-		e->wt.now_j = arg_u64(ln, a, na, "expires") - timeout;
-		e->wt.deferrable = arg(a, na, "flags", &fl) && memchr(fl.s, 'D', fl.len);
-		rd->tr->have_wheel = true;
-	} else if (tok_is(&ev, "timer_cancel") || tok_is(&ev, "timer_expire_entry")) {
-		struct tok h;
-		int expire = tok_is(&ev, "timer_expire_entry");
-
-		if (!arg(a, na, "timer", &h))
-			fail(ln, "truncated line: missing timer=");
-		check_hashed(ln, &h);
-		e = new_event(rd, ln, ts, cpu, expire ? EV_WT_EXPIRE : EV_WT_CANCEL);
-		e->wt.id = hash_tok(&h);
-		e->wt.now_j = expire ? arg_u64(ln, a, na, "now") : NO_TIME;
-	} else if (tok_is(&ev, "irq_handler_exit") || tok_is(&ev, "hrtimer_init") ||
-		   tok_is(&ev, "timer_init") || tok_is(&ev, "timer_expire_exit") ||
-		   tok_is(&ev, "hrtimer_expire_exit")) {
-		return;
-	} else if (!rd->o->ignore_unknown) {
+	}
+	if (!rd->o->ignore_unknown)
 		fail(ln, "unknown event '%.*s' (--ignore-unknown skips it)",
 		     (int)ev.len, ev.s);
-	}
 }
 
 /*
