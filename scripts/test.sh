@@ -17,7 +17,8 @@
 #           kernels, their suites and paths in a guest, 7.3's governors
 #           replayed against a fresh trace of its stock kernel.
 # Each check has a negative control (control below: it must fail); the
-# ones that need a boot of their own are in scripts/test-controls.sh.
+# ones that need a boot of their own are in scripts/test-controls.sh,
+# run below as the check test-controls.
 # Logs: build/test/.  Usage: scripts/test.sh [--no-guests]
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -268,6 +269,11 @@ blk="-drive file=$disk,if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0"
 boot patched-robust-2cpu -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
 boot patched-robust-4cpu -k "$K/patched.bzImage" -c 4 -d cpuidle_emu -r robust -x "$blk" -a "guest.args=10"
 boot patched-governor-ab -k "$K/patched.bzImage" -c 2 -d cpuidle_emu -g menu -r path-check -a "$ft cpuidle.governor=menu guest.args=governor"
+# the boot-level controls of the guest checks above (path-check,
+# emu-states, cost-check, the sleep-length shortcut, ...): each boots a
+# configuration the check must fail (scripts/test-controls.sh, its own
+# tally in its log)
+check test-controls sh "$TOP/scripts/test-controls.sh"
 
 # The 7.3 kernels: the stock one with 7.3's menu and its KUnit suites; the
 # patched one's path (no governor runs) and suites; 7.3's menu and teo
