@@ -204,9 +204,11 @@ static void exact_next(struct exact *xs, struct exact_cpu *x, const struct event
 /*
  * kernel/sched/idle.c: sched_idle()'s choice for the tick state @tick,
  * completed for the restarted tick's traced first expiry when the choice
- * restarts it.
+ * restarts it.  Returns false when the choice restarts the tick where
+ * the kernel traced that it did not (restarted_ns=-1): @c is then the
+ * choice before the restart, which no traced expiry completes.
  */
-static void exact_choose(const struct event *e, const struct sched_idle_wakeup *w0,
+static bool exact_choose(const struct event *e, const struct sched_idle_wakeup *w0,
 			 struct sched_idle_history *h, u64 lat, int tick,
 			 struct sched_idle_choice *c)
 {
@@ -214,16 +216,19 @@ static void exact_choose(const struct event *e, const struct sched_idle_wakeup *
 
 	sched_idle_choose(&drv, &dev, &w, h, lat, tick_period_ns, tick, c);
 	if (c->index < 0 || !c->restart_tick)
-		return;
+		return true;
 	if (e->select.restarted_ns == NO_TIME) {
 		/* a guess at an untraced tick state: not the kernel's choice */
 		if (e->select.tick_stopped < 0) {
 			c->index = -1;
-			return;
+			return true;
 		}
-		fail(e->line, "sched_idle_select restarted the tick without restarted_ns: too old for exact replay");
+		if (!e->select.restarted_traced)
+			fail(e->line, "sched_idle_select restarted the tick without restarted_ns: too old for exact replay");
+		return false;
 	}
 	sched_idle_tick_restarted(&drv, &dev, &w, lat, e->select.restarted_ns, c);
+	return true;
 }
 
 /* kernel/sched/idle.c: sched_idle(), from the replayed prediction. */
@@ -235,6 +240,7 @@ static void exact_select(struct exact *xs, struct exact_cpu *x, const struct eve
 	struct sched_idle_choice c0, c1, *c = &c0;
 	u64 lat = s->latency_req_ns;
 	int index, stop, ok, hist_pend = x->hist_pend;
+	bool restart_kept = false;	/* the replay restarts a tick the kernel did not */
 
 	x->hist_pend = 0;
 	if (s->learned_ns != NO_TIME) {
@@ -261,8 +267,9 @@ static void exact_select(struct exact *xs, struct exact_cpu *x, const struct eve
 	sched_idle_wakeup_combine(&w);
 	stop = s->stop_tick;
 	if (s->tick_stopped >= 0) {
-		exact_choose(e, &w, h, lat, s->tick_stopped, &c0);
-		ok = c0.index >= 0 && stop == c0.stop_tick && c0.index == s->state;
+		restart_kept = !exact_choose(e, &w, h, lat, s->tick_stopped, &c0);
+		ok = !restart_kept && c0.index >= 0 && stop == c0.stop_tick &&
+		     c0.index == s->state;
 		index = c0.index;
 	} else {
 		/* tick_nohz_tick_stopped() is not traced: either is possible */
@@ -276,7 +283,11 @@ static void exact_select(struct exact *xs, struct exact_cpu *x, const struct eve
 			c = &c1;
 		}
 	}
-	if (c->index >= 0) {
+	/*
+	 * The kernel's expected duration is unknown when it kept the tick
+	 * the replay restarts: the next learned_ns starts the history over.
+	 */
+	if (c->index >= 0 && !restart_kept) {
 		x->hist_expected = c->expected_ns;
 		x->hist_pend = 1;
 	}
@@ -287,7 +298,11 @@ static void exact_select(struct exact *xs, struct exact_cpu *x, const struct eve
 	xs->states++;
 	xs->state_match += ok;
 	xs->intercepted += ok && c->intercepted;
-	if (!ok)
+	if (restart_kept)
+		exact_mismatch(xs, e, "cpu %u: replayed irq_ns=%" PRId64 " restarts the stopped tick (state=%d before"
+			       " the restart), traced restarted_ns=-1 (not restarted) state=%d stop_tick=%d",
+			       e->cpu, w.irq_ns == U64_MAX ? -1 : (s64)w.irq_ns, index, s->state, stop);
+	else if (!ok)
 		exact_mismatch(xs, e, "cpu %u: replayed irq_ns=%" PRId64 " state=%d (stop_tick %s), traced irq_ns=%" PRId64
 			       " state=%d stop_tick=%d",
 			       e->cpu, w.irq_ns == U64_MAX ? -1 : (s64)w.irq_ns, index,

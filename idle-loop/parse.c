@@ -339,6 +339,7 @@ static void ev_sched_idle_select(struct reader *rd, const struct evline *l)
 	u64 stop = arg_u64(ln, a, na, "stop_tick");
 	struct tok dt;
 	u64 delta = NO_TIME, restarted = NO_TIME;
+	bool restarted_traced = false;
 	int stopped = -1;
 	s64 learned = -1;
 	struct event *e;
@@ -360,6 +361,7 @@ static void ev_sched_idle_select(struct reader *rd, const struct evline *l)
 		s64 r = arg_s64(ln, a, na, "restarted_ns");
 
 		restarted = r < 0 ? NO_TIME : (u64)r;
+		restarted_traced = true;
 	}
 	check_irq(ln, irq);
 	if (state < -1000 || state >= CPUIDLE_STATE_MAX)
@@ -372,6 +374,7 @@ static void ev_sched_idle_select(struct reader *rd, const struct evline *l)
 	e->select.stop_tick = stop != 0;
 	e->select.tick_stopped = stopped;
 	e->select.restarted_ns = restarted;
+	e->select.restarted_traced = restarted_traced;
 	e->select.learned_ns = learned < 0 ? NO_TIME : (u64)learned;
 	e->select.state = state;
 	rd->tr->have_select = true;

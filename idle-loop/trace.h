@@ -48,6 +48,7 @@ struct ev_select {
 	int stop_tick;		/* the kernel's tick decision */
 	int tick_stopped;	/* enum sched_idle_tick, -1 not traced */
 	u64 restarted_ns;	/* first expiry of a restarted tick, or NO_TIME */
+	bool restarted_traced;	/* restarted_ns= was traced (-1: not restarted) */
 };
 
 /* EV_HRT_START, EV_HRT_CANCEL, EV_HRT_EXPIRE: timer:hrtimer_* */

@@ -88,3 +88,28 @@ def trace(sources, questions, end, rule=0, lat_every=7):
     ev.sort(key=lambda e: (e[0], e[1]))
     head = ["# tracer: nop", "#"]
     return head + [e[3] for e in ev], [e[2] for e in ev]
+
+
+def restarts(n, restarted_ns=4 * MS):
+    """A CPU with no device and its tick stopped behind a timer 50 ms
+    away, whose every idle period ends after 1 us: from the second
+    period on, the history learned from says that early ends dominate,
+    so the choice is intercepted (POLL) and the stopped tick is started
+    again, its first expiry RESTARTED_NS away (kernel/sched/idle_select.c,
+    sched_idle_choose()).  Returns the lines, and the line index of each
+    sched_idle_select."""
+    lines = ["# tracer: nop", "#"]
+    sels = []
+    t = 1000 * MS
+    for k in range(n):
+        sec = "%d.%09d" % (t // 10**9, t % 10**9)
+        state, stop, restarted = (3, 1, -1) if k == 0 else (0, 0, restarted_ns)
+        lines.append("          <idle>-0       [000] d....  %s: irq_predict_next: "
+                     "now_ns=%d next_ns=-1 irq=0 rule=0" % (sec, t))
+        sels.append(len(lines))
+        lines.append("          <idle>-0       [000] d....  %s: sched_idle_select: cpu=0 timer_ns=%d "
+                     "delta_tick_ns=%d irq_ns=-1 irq=0 latency_req_ns=2000000000000 state=%d "
+                     "stop_tick=%d tick_stopped=1 restarted_ns=%d learned_ns=%d"
+                     % (sec, 50 * MS, TICK, state, stop, restarted, -1 if k == 0 else 1000))
+        t += 2 * MS
+    return lines, sels

@@ -477,6 +477,36 @@ def exact_mode(replay, out):
     rc, _, se = run(replay, ["--check-exact", save("exact-none", PERF_OK.strip().split("\n"))])
     check("exact-check-needs-events", rc == 1 and "no irq_predict events" in se, "rc %d %s" % (rc, se))
 
+    # a stopped tick restarted behind intercepted choices: completed with
+    # the traced first expiry, every state matches
+    lines, sels = eg.restarts(12)
+    rc, so, se = run(replay, ["--from-boot", "--check-exact", save("exact-restart", lines)])
+    m = summary(so)
+    check("exact-restart-matches",
+          rc == 0 and m is not None and m["states"] == "12/12" and "intercepted 11" in so,
+          "rc %d %r %s" % (rc, m, se[:200]))
+    # the kernel traced restarted_ns=-1 (not restarted) where the replay
+    # restarts it: a mismatch on that line, not a trace too old to replay
+    bad = list(lines)
+    i = sels[5]
+    bad[i] = bad[i].replace("restarted_ns=%d" % (4 * MS), "restarted_ns=-1")
+    path = save("exact-restart-not-traced", bad)
+    rc, so, se = run(replay, ["--from-boot", "--check-exact", path])
+    want = "first mismatch: %s:%d: cpu 0: replayed irq_ns=-1 restarts the stopped tick" % (path, i + 1)
+    check("exact-restart-kept-is-mismatch",
+          rc == 1 and want in so and "traced restarted_ns=-1" in so and "too old" not in se,
+          "rc %d, want %r: %s %s" % (rc, want, so[:300], se[:200]))
+    # without restarted_ns at all (tick_stopped traced), the trace is too
+    # old: it cannot tell a kept tick from an untraced restart
+    bad = [ln.replace(" restarted_ns=%d" % (4 * MS), "").replace(" restarted_ns=-1", "")
+           for ln in lines]
+    path = save("exact-restart-untraced", bad)
+    rc, _, se = run(replay, ["--from-boot", "--check-exact", path])
+    check("exact-restart-untraced-too-old",
+          rc != 0 and ("%s:%d: sched_idle_select restarted the tick without restarted_ns: too old"
+                       % (path, sels[1] + 1)) in se,
+          "rc %d %s" % (rc, se[:300]))
+
 
 def malformed(replay, asan):
     for name, data, line in MALFORMED:
