@@ -2,19 +2,21 @@
 # mkinitramfs.sh OUT.cpio: build the guest initramfs without root rights.
 # Holds static busybox, cyclictest and hackbench (rt-tests), Debian's perf
 # with the libraries it links, guest-image/init, the scripts of
-# guest-image/guest/ and perf-scripts/record.sh (as /scripts), and the
-# guest tools of guest-image/tools/ (as /bin; each TOOL.c is built here,
-# static, with the headers of shared/ that the host's tools include too,
-# into build/guest-tools/TOOL when missing or older than its source or a
+# guest-image/guest/ and perf-scripts/record.sh (as /scripts; record.sh is
+# the recorder a user runs on a machine, packed as it is, so that the
+# guest records with the same script), and the guest tools of
+# guest-image/tools/ (as /bin; each TOOL.c is built here, static, with the
+# headers of shared/ that the host's tools include too, into
+# build/guest-tools/TOOL when missing or older than its source or a
 # header: the one rule that builds them).  The archive is described as a
 # gen_init_cpio list, so /dev/console and file owners need no privileges.
 set -eu
-. "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/../shared/lib.sh"
 
 out=${1:?usage: mkinitramfs.sh OUT.cpio}
 gen=$BUILD/gen_init_cpio
 list=$out.list
-[ -f "$BUILD/linux/usr/gen_init_cpio.c" ] || die "build/linux is missing: run 'make tree'"
+[ -f "$BUILD/linux/usr/gen_init_cpio.c" ] || die "$BD/linux is missing: run 'make tree'"
 [ -x "$gen" ] && [ "$gen" -nt "$BUILD/linux/usr/gen_init_cpio.c" ] ||
 	gcc -O2 -o "$gen" "$BUILD/linux/usr/gen_init_cpio.c"
 

@@ -6,6 +6,7 @@
 #          [-t DEADLINE_S] [-q QUIET_S] [-I SHIFT] [-e LINE]... [-S]
 #          [-H COMPARATORS] [-D DISK]... [-N PORT:ADDR:MAC]... [-T single|multi]
 #          [-x "QEMU ARGS"]
+#   -c CPUS      vCPUs, one of shared/lib.sh's GUEST_VCPUS (default 2)
 #   -r RUN       guest script to run (/scripts/RUN.sh), default smoke
 #   -d/-g        current_driver / current_governor the guest must see
 #                (-d cpuidle_emu also asks for it: cpuidle_emu.enable=1)
@@ -45,12 +46,8 @@
 # results are removed, console.log is kept as far as it got, and the
 # verdict says the file system is full.  Nothing outside OUTDIR is touched.
 set -eu
-. "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/../shared/lib.sh"
 
-# the vCPU counts a guest boots with, written here only: the bench's
-# configurations and --vcpus take them from this line
-# (perf-scripts/idlebench/configs.py VCPUS)
-VCPUS="1 2 4"
 kernel= initrd= out= cpus=2 mem=1024 append= run=smoke driver= governor=
 deadline=300 quiet=120 shift= threads=single extra= expect= serial= hpet= disks= nics=
 nl='
@@ -75,8 +72,8 @@ done
 [ -f "$initrd" ] || die "initramfs '$initrd' not found"
 [ -n "$out" ] || die "-o OUTDIR is required"
 ok=
-for n in $VCPUS; do [ "$cpus" != "$n" ] || ok=1; done
-[ -n "$ok" ] || die "-c takes a vCPU count of $VCPUS, not '$cpus'"
+for n in $GUEST_VCPUS; do [ "$cpus" != "$n" ] || ok=1; done
+[ -n "$ok" ] || die "-c takes a vCPU count of $GUEST_VCPUS, not '$cpus'"
 case "$threads" in single | multi) ;; *) die "-T takes single or multi, not '$threads'" ;; esac
 case "$hpet" in '' | [3-9] | [12][0-9] | 3[0-2]) ;; *) die "-H takes 3 to 32 comparators, not '$hpet'" ;; esac
 ifs=$IFS IFS=$nl

@@ -1,30 +1,12 @@
-# Shared shell functions for the host-side scripts.  Source it; it sets
-# TOP (the repository), LINUX (the tree: 6.12, the default, or 7.3),
-# BUILD (where everything generated for that tree goes: build/, or
-# build/7.3/) and SERIES_DIR (the tree's patch series: series/, or
-# series-7.3/) and RESULTS (the tree's bench report: docs/results.md, or
-# docs/results-7.3.md), and reads the pinned versions from config.mk.
+# Shared shell functions for the host-side scripts of scripts/.  Source
+# it; it sources shared/lib.sh (TOP, LINUX, BUILD, SERIES_DIR, RESULTS,
+# SD, BD, GUEST_VCPUS, die, say) and reads the pinned versions from
+# config.mk.
 # shellcheck shell=sh
 
 # (a script one level deeper, scripts/tests/, sets TOP before sourcing)
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-LINUX=${LINUX:-6.12}
-case $LINUX in
-6.12)
-	BUILD=${BUILD:-$TOP/build}
-	SERIES_DIR=${SERIES_DIR:-$TOP/series}
-	RESULTS=docs/results.md ;;
-7.3)
-	BUILD=${BUILD:-$TOP/build/7.3}
-	SERIES_DIR=${SERIES_DIR:-$TOP/series-7.3}
-	RESULTS=docs/results-7.3.md ;;
-*)
-	printf '%s: error: LINUX=%s: the trees are 6.12 and 7.3\n' "${0##*/}" "$LINUX" >&2
-	exit 1 ;;
-esac
-export LINUX
-# the two, as messages name them: series/ or series-7.3/, build or build/7.3
-SD=${SERIES_DIR#"$TOP"/} BD=${BUILD#"$TOP"/}
+. "$TOP/shared/lib.sh"
 
 # config.mk is make syntax "NAME := value"; read it without make.  A
 # LINUX_* name is the tree's: LINUX_7.3_* for 7.3.
@@ -34,15 +16,6 @@ cfg() {
 	*,LINUX_*) set -- "LINUX_${LINUX}_${1#LINUX_}" ;;
 	esac
 	sed -n "s/^$1[[:space:]]*:=[[:space:]]*//p" "$TOP/config.mk"
-}
-
-die() {
-	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
-	exit 1
-}
-
-say() {
-	printf '%s: %s\n' "${0##*/}" "$*"
 }
 
 # need_pkgs PKG... : install missing Debian packages, or tell how.

@@ -56,7 +56,7 @@ class Cell:
     repeat: int
     mode: str                   # icount, real, cost or costload
     works: list                 # [(workload, seconds)]
-    seed: int = None            # bench.sh set.seed; the repeat unless given
+    seed: int = None            # the repeat unless given (launch.py derives from it)
     only: tuple = None          # the workloads this boot runs, when not all:
                                 # a rerun of those a kept cell lacks
     name: str = field(init=False)

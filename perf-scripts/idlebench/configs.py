@@ -6,21 +6,22 @@ import os
 import re
 from dataclasses import dataclass
 
-RUN_QEMU = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "guest-image", "run-qemu.sh")
+SHARED_LIB = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "shared", "lib.sh")
 
 
-def launcher_vcpus(path=RUN_QEMU):
-    """The vCPU counts a guest boots with: run-qemu.sh's VCPUS line, the
-    one place they are written (its -c takes only those)."""
+def guest_vcpus(path=SHARED_LIB):
+    """The vCPU counts a guest boots with: shared/lib.sh's GUEST_VCPUS
+    line, the one place they are written (guest-image/run-qemu.sh -c takes
+    only those)."""
     with open(path) as f:
-        m = re.search(r'^VCPUS="([0-9 ]+)"$', f.read(), re.M)
+        m = re.search(r'^GUEST_VCPUS="([0-9 ]+)"$', f.read(), re.M)
     if not m:
-        raise RuntimeError(f"{path} has no VCPUS=\"N ...\" line")
+        raise RuntimeError(f"{path} has no GUEST_VCPUS=\"N ...\" line")
     return tuple(int(n) for n in m.group(1).split())
 
 
-VCPUS = launcher_vcpus()
+VCPUS = guest_vcpus()
 
 
 @dataclass(frozen=True)

@@ -360,29 +360,22 @@ class ReportTest(unittest.TestCase):
         self.assertIn("- 1 runs without a trace or the driver's counters and model: "
                       "not checked.", L)
 
-    def test_refresh(self):
-        # a run parsed with the deepest-fit figure under the oracle's name
+    def test_counters_from_raw_files(self):
+        # the report's counters check, made from a run's before.emu and
+        # after.emu whatever its parse stored
         d = tempfile.mkdtemp()
         try:
-            for src, dst in (("trace.txt", "trace.txt"), ("emu.before", "before.emu"),
-                             ("emu.after", "after.emu")):
+            for src, dst in (("emu.before", "before.emu"), ("emu.after", "after.emu")):
                 shutil.copy(os.path.join(FIX, src), os.path.join(d, dst))
-            m = {"oracle_power_mw": 1165.0, "power_mw": 1500.0}
-            self.assertTrue(report_oracle.refresh(d, m, SKX, 2))
-            # cpu0 as in test_parse, cpu1 without an event: active
-            self.assertAlmostEqual(m["oracle_power_mw"], (329.35 + 0 + 1980 + 4000) / 2)
-            self.assertEqual([c["cpu"] for c in m["counters"]], [0, 1])
-            self.assertEqual(energy.check(m), [])
-            # a run with the trace's figures but parsed before the counters
-            # check: the counters alone made again, with a model that is not
-            # the driver's caught
-            m = {"model_energy_mj": 1.0, "oracle_energy_mj": 1.0}
-            self.assertTrue(report_oracle.refresh(d, m, [dict(s, entry_uj=0) for s in SKX], 2))
-            self.assertEqual(m["model_energy_mj"], 1.0)
-            self.assertEqual(len(energy.check(m)), 1)
-            m = {"oracle_power_mw": 1165.0}
-            self.assertFalse(report_oracle.refresh("/nonexistent", m, SKX, 2))
-            self.assertNotIn("oracle_power_mw", m)
+            cpus = report_oracle.counters(d, SKX)
+            self.assertEqual([c["cpu"] for c in cpus], [0, 1])
+            self.assertEqual(energy.check({"counters": cpus}), [])
+            # control: a model that is not the driver's is caught
+            wrong = report_oracle.counters(d, [dict(s, entry_uj=0) for s in SKX])
+            self.assertEqual(len(energy.check({"counters": wrong})), 1)
+            # without the files or the model, nothing to check
+            self.assertIsNone(report_oracle.counters("/nonexistent", SKX))
+            self.assertIsNone(report_oracle.counters(d, None))
         finally:
             shutil.rmtree(d)
 
@@ -390,8 +383,8 @@ class ReportTest(unittest.TestCase):
 def bench_of_oracle_run(bench, model):
     """A run directory holding one finished cell, the timer workload of
     fixtures/oracle-run/ (its trace, its counters), parsed with model and
-    without the trace's and the counters' figures, which the report makes
-    from the raw files (report/oracle.py refresh())."""
+    without the counters' figures, which the report makes from the raw
+    files (report/oracle.py counters())."""
     name = "teo-2cpu-icount-r1"
     work = os.path.join(bench, "cells", name + ".run")
     res = os.path.join(work, "results", "timer")
@@ -406,7 +399,7 @@ def bench_of_oracle_run(bench, model):
     run = {"miss_rate": 0.0, "window_s": 1.0, "power_mw": energy.measured_power(b, a)[1],
            "states": {"C6": {"usage": 1, "time": 1, "above": 0, "below": 0}},
            "irqs": {"LOC": 100}}
-    meta = {"cell": name, "config": "teo", "vcpus": 2, "repeat": 1, "mode": "icount",
+    meta = {"cell": name, "config": "teo", "vcpus": 2, "repeat": 1, "seed": 1, "mode": "icount",
             "shift": 0, "workloads": {"timer": 1}, "console": "x"}
     cells.finish(work, os.path.join(bench, "cells", name), meta, "PASS",
                  {"info": {"kernel": "6.12", "cpus": "2"}, "model": model,

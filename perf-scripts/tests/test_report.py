@@ -142,7 +142,7 @@ class ReportMatrixTest(unittest.TestCase):
                     for r in (1, 2):
                         name = f"{cfg}-{v}cpu-icount-r{r}"
                         meta = {"cell": name, "config": cfg, "vcpus": v,
-                                "repeat": r, "mode": "icount", "shift": 0,
+                                "repeat": r, "seed": r, "mode": "icount", "shift": 0,
                                 "workloads": {"rtc": 1}, "console": "x"}
                         run = {"miss_rate": 0.1 * r, "power_mw": 10.0 + r, "ct_p99_us": 50,
                                "states": {"C1": {"usage": 5, "time": 100, "above": 1,
@@ -236,7 +236,7 @@ class TickTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             for cfg in ("menu", "teo", "sched"):
                 name = f"{cfg}-2cpu-icount-r1"
-                meta = {"cell": name, "config": cfg, "vcpus": 2, "repeat": 1,
+                meta = {"cell": name, "config": cfg, "vcpus": 2, "repeat": 1, "seed": 1,
                         "mode": "icount", "shift": 0, "workloads": {"dev2": 2},
                         "console": "x"}
                 run = {"miss_rate": 0.1, "window_s": 2.0, "power_mw": 10.0, "ct_p99_us": 50,
@@ -290,7 +290,7 @@ class SeriesTest(unittest.TestCase):
                     with open(os.path.join(work, "rerun-1", "console.log"), "w") as f:
                         f.write("[    0.000000] Linux version 6.12.118 "
                                 f"(idle@series-{rerun[(cfg, r)]}) (gcc\n")
-                meta = {"cell": name, "config": cfg, "vcpus": 2, "repeat": r,
+                meta = {"cell": name, "config": cfg, "vcpus": 2, "repeat": r, "seed": r,
                         "mode": "icount", "shift": 0, "workloads": {"dev2": 2},
                         "console": "x", "kernel_sha256": kind[0] * 64}
                 run = {"miss_rate": 0.1, "window_s": 2.0, "power_mw": 10.0 + r,
@@ -394,7 +394,7 @@ class SourcesTest(unittest.TestCase):
                 for r in (1, 2):
                     name = f"{cfg}-2cpu-icount-r{r}"
                     meta = {"cell": name, "config": cfg, "vcpus": 2, "repeat": r,
-                            "mode": "icount", "shift": 0, "workloads": {"idle": 1},
+                            "seed": r, "mode": "icount", "shift": 0, "workloads": {"idle": 1},
                             "console": "x"}
                     run = {"miss_rate": 0.1, "window_s": 2.0, "power_mw": 10.0,
                            "states": {"C1": {"usage": 5, "time": 100, "above": 1,

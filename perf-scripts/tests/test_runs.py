@@ -84,7 +84,8 @@ class ReportRunTest(unittest.TestCase):
         # the same call on a directory with one finished cell reports it
         with tempfile.TemporaryDirectory() as d:
             meta = {"cell": "menu-2cpu-icount-r1", "config": "menu", "vcpus": 2, "repeat": 1,
-                    "mode": "icount", "shift": 0, "workloads": {"rtc": 1}, "console": "x"}
+                    "seed": 1, "mode": "icount", "shift": 0, "workloads": {"rtc": 1},
+                    "console": "x"}
             run = {"miss_rate": 0.1, "power_mw": 10.0, "ct_p99_us": 50, "irqs": {"8:rtc0": 10},
                    "states": {"C1": {"usage": 5, "time": 100, "above": 1, "below": 0}}}
             write_cell(d, meta["cell"], meta, {"info": {"kernel": "6.12"}, "runs": {"rtc": run}})

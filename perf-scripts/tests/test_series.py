@@ -54,8 +54,9 @@ def shell(kind, d):
     script = ('set -f; . "$1"; for p in $(series_patches "$2" "$3/series"); do echo "$p"; done; '
               'for p in $(series_patches "$2" "$3/series"); do cat "$3/$p"; done | '
               'sha256sum | cut -c1-12')
-    out = subprocess.run(["sh", "-c", script, "sh", LIB, kind, d], capture_output=True,
-                         text=True, check=True).stdout.split()
+    # from scripts/, where lib.sh finds the repository (TOP)
+    out = subprocess.run(["sh", "-c", script, "sh", LIB, kind, d], cwd=os.path.dirname(LIB),
+                         capture_output=True, text=True, check=True).stdout.split()
     return out[:-1], out[-1]
 
 

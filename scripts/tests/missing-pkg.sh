@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/build"
 pkg=idle-prediction-no-such-package
-if BUILD=$tmp/build sh -c ". '$top/scripts/lib.sh'; need_pkgs $pkg" >"$tmp/out" 2>&1; then
+if TOP=$top BUILD=$tmp/build sh -c ". '$top/scripts/lib.sh'; need_pkgs $pkg" >"$tmp/out" 2>&1; then
 	echo "FAIL: need_pkgs accepted $pkg"; exit 1
 fi
 cat "$tmp/out"

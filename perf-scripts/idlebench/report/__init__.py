@@ -36,7 +36,7 @@ def load(bench, workloads, costs=None, loads=None):
                 k, _bad = cost.load_each(os.path.join(d, "results"), list(wins))
                 for w, x in k.items():
                     x = dict(x, window_s=wins[w], irqs_per_s=x["irqs"] / wins[w],
-                             seed=meta.get("seed", meta.get("repeat")))
+                             seed=meta["seed"])
                     loads[meta["config"]].setdefault(w, []).append(x)
             continue
         if meta["mode"] == "cost":
@@ -49,10 +49,10 @@ def load(bench, workloads, costs=None, loads=None):
                     costs.setdefault(meta["config"], {}).setdefault(w, []).append(x)
             continue
         for w, m in p["runs"].items():
-            # runs parsed before a check of report/oracle.py existed
-            ncpu = int(p.get("info", {}).get("cpus", 0) or 0) or meta.get("vcpus")
-            m["_refreshed"] = oracle.refresh(os.path.join(d, "results", w), m,
-                                             p.get("model"), ncpu)
+            # the counters check of the report's code, from the raw files
+            cpus = oracle.counters(os.path.join(d, "results", w), p.get("model"))
+            if cpus is not None:
+                m["counters"] = cpus
             own = workloads[w].timing if w in workloads else meta["mode"]
             if meta["mode"] != own:
                 w = f"{w}@{meta['mode']}"

@@ -1,8 +1,7 @@
 """The report's "Oracle violations" section: energy.check() on every run
 (the model against the driver's counters, the oracle against the states
-the kernel entered), with the runs parsed before a check existed brought
-up to date from their raw files first."""
-import os
+the kernel entered), the counters check made from each run's raw files
+(counters())."""
 import statistics
 
 from .. import energy, parse
@@ -30,48 +29,18 @@ TEXT = (
     "moved the wake times: one configuration's power can be below another's oracle.\n")
 
 
-def refresh_trace(results, m, model, ncpu):
-    """A run parsed before model_energy_mj existed holds under
-    oracle_power_mw the deepest state whose target residency fits each
-    period, which is not the minimum: its trace energy metrics are made
-    again from results/trace.txt, or that figure is dropped when the trace
-    cannot be read.  True when made again."""
-    m.pop("oracle_power_mw", None)
-    tr = os.path.join(results, "trace.txt")
-    try:
-        m.update(energy.trace_metrics(parse._read(tr), tr, model, ncpu, m.get("power_mw")))
-    except ParseError:
-        return False
-    return True
-
-
-def refresh_counters(results, m, model):
-    """A run parsed before the counters check existed: counters made from
-    results/before.emu and after.emu (parse.parse_emu()).  True when made;
-    False when the files are missing or do not parse."""
-    try:
-        emu = parse.parse_emu(results, model)
-    except ParseError:
-        return False
-    if "counters" not in emu:
-        return False
-    m["counters"] = emu["counters"]
-    return True
-
-
-def refresh(results, m, model, ncpu):
-    """Brings the metrics m of a run parsed before a check existed up to
-    date from its raw files (results: the run's directory): the trace's
-    energy metrics (refresh_trace()) and the counters check
-    (refresh_counters()).  True when either was made again."""
+def counters(results, model):
+    """The counters check of a run (energy.counters_check(), through
+    parse.parse_emu()) made from its raw files, results/before.emu and
+    after.emu, as the report makes it for every run: a run is judged by
+    the check of the report's code, whenever it was parsed.  None
+    without the files or the model."""
     if not model:
-        return False
-    made = False
-    if "model_energy_mj" not in m:
-        made = refresh_trace(results, m, model, ncpu)
-    if "counters" not in m:
-        made = refresh_counters(results, m, model) or made
-    return made
+        return None
+    try:
+        return parse.parse_emu(results, model).get("counters")
+    except ParseError:
+        return None
 
 
 def violations(runs):
@@ -106,17 +75,14 @@ def counters_lines(cpus):
     return L
 
 
-def summary_lines(unchecked, again, cpus, ratios):
+def summary_lines(unchecked, cpus, ratios):
     """The section's lines after the violations: how many runs were not
-    checked or made again, the counters check's figures and
-    the trace-modelled power against the measured one."""
+    checked, the counters check's figures and the trace-modelled power
+    against the measured one."""
     L = []
     if unchecked:
         L.append(f"- {unchecked} runs without a trace or the driver's counters and model: "
                  "not checked.")
-    if again:
-        L.append(f"- {again} runs parsed before a check: their figures made again from their "
-                 "raw files (trace.txt, before.emu, after.emu).")
     L.extend(counters_lines(cpus))
     if ratios:
         ratios.sort()
@@ -154,12 +120,11 @@ def section(runs):
     lines: each violation with its run, or none; how many runs were
     checked, the counters check's figures and the trace-modelled power
     against the measured one; the violations)."""
-    bad, checked, unchecked, again, cpus, ratios = [], 0, 0, 0, [], []
+    bad, checked, unchecked, cpus, ratios = [], 0, 0, [], []
     for (w, v), g in sorted(runs.items()):
         for c, ms in sorted(g.items()):
             for m in ms:
                 cell = m.get("_meta", {}).get("cell", f"{c}-{v}cpu")
-                again += bool(m.get("_refreshed"))
                 why = energy.check(m)
                 if why is None:
                     unchecked += 1
@@ -170,6 +135,6 @@ def section(runs):
                 if m.get("model_measured_ratio") is not None:
                     ratios.append((m["model_measured_ratio"], cell, w))
     L = ["## Oracle violations\n", TEXT] + violation_lines(bad, checked)
-    L.extend(summary_lines(unchecked, again, cpus, ratios))
+    L.extend(summary_lines(unchecked, cpus, ratios))
     L.append("")
     return L, bad

@@ -184,7 +184,7 @@ def header(runs, works, vcpus, configs, bench, last, skipped, ks, checkout):
                             "given seed (guest-image/README.md)"
                             % mt["shift"]) if mt["mode"] == "icount" else \
                     "real time, single-threaded TCG, not repeatable"
-                seeds.setdefault(mt["mode"], set()).add(mt.get("seed", mt["repeat"]))
+                seeds.setdefault(mt["mode"], set()).add(mt["seed"])
                 durs.setdefault(w, {}).setdefault(
                     mt["workloads"].get(w.split("@")[0]), set()).add(v)
                 # the window the guest measured (its uptime at the window's
@@ -216,8 +216,9 @@ def header(runs, works, vcpus, configs, bench, last, skipped, ks, checkout):
                 f" (cells in the directory: {ncells})" if last else ""))
     for mode, ss in sorted(seeds.items()):
         L.append(f"- Seeds of the repeats ({mode}): {', '.join(map(str, sorted(ss)))} "
-                 "(guest-image/guest/bench.sh set.seed: window phase and generator seeds); under -icount "
-                 "the spread between repeats is the workload's, not the emulator's")
+                 "(idlebench/launch.py: the windows' phase and the generator's seeds); "
+                 "under -icount the spread between repeats is the workload's, not the "
+                 "emulator's")
     L.append("- Timing mode and window per workload:")
     for w in works:
         got = measured.get(w)
