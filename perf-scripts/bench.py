@@ -247,8 +247,9 @@ def in_runs(d):
 
 
 def cmdline_or_none(cell, setup):
-    """The cell's kernel command line, None when it cannot be made (the
-    cell is then run, and its launch says why)."""
+    """The cell's kernel command line, None when it cannot be made (no
+    kept cell matches it; main() makes every cell's line first and stops
+    at one that cannot be made)."""
     try:
         return launch.kernel_cmdline(cell, setup)
     except launch.LaunchError:
@@ -382,24 +383,26 @@ def main(argv=None):
         for s in skipped:
             log(f"note: {s}")
         all_cells = plan.plan(req, table)
+        initrd = os.path.join(SHARED, "initramfs.cpio")
+        # only the workload table matters for the command lines
+        lines = launch.Setup(table, a.kernels, initrd, "", "", a.shift)
+        # every cell's command line is made before anything is built or
+        # booted, a dry run's too: one that cannot be made stops the run
+        try:
+            for c in all_cells:
+                launch.kernel_cmdline(c, lines)
+        except launch.LaunchError as e:
+            die(str(e))
         # the guest image is built first: which cells are done depends on it
         # (a dry run reads the one there is, or counts every cell to run)
-        initrd = os.path.join(SHARED, "initramfs.cpio")
         if not a.dry_run:
             initrd, udpgen, disk = build_inputs(run)
-        # only the workload table matters for the command lines compared
-        lines = launch.Setup(table, a.kernels, initrd, "", "", a.shift)
         todo = [t for t in (to_run(c, cells_dir, a.kernels, initrd, lines) for c in all_cells)
                 if t is not None]
         announce(req, all_cells, todo, a.jobs, a.shift)
         if a.dry_run:
             return
         setup = launch.Setup(table, a.kernels, initrd, disk, udpgen, a.shift)
-        try:
-            for c in todo:  # every command line is checked before the first boot
-                launch.kernel_cmdline(c, setup)
-        except launch.LaunchError as e:
-            die(str(e))
         if run is None:
             try:
                 run = cells.new_run(cells.RUNS, a.quick,

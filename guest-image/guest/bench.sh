@@ -1,5 +1,6 @@
 #!/bin/sh
 # bench.sh RESULTS [set.KEY=VALUE | nic=MAC,ADDR | NAME=SECONDS | NAME.CMD=VALUE ...]
+# bench.sh RESULTS @FILE
 #
 # Guest side of the idle-governor bench (busybox sh).  Runs each workload
 # NAME for a window of SECONDS, its commands together, and writes
@@ -35,8 +36,9 @@
 #   ct=US          cyclictest period (always runs: the latency probe)
 #   rtc=HZ         /dev/rtc0 periodic interrupt (benchtool rtc)
 #   blk=US         one O_DIRECT read per period from the virtio-blk disk
-#   pipe=LOOPS     perf bench sched pipe, LOOPS round trips per second
-#                  of window, as fast as they go (a burst of ~70 ms under
+#   pipe=LOOPS     perf bench sched pipe, LOOPS round trips in all (the
+#                  host's: the table's per second of window, times the
+#                  window), as fast as they go (a burst of ~70 ms under
 #                  -icount at the window's start, then nothing)
 #   pipeper=US     one pipe round trip every US between CPU 0 and the last
 #                  CPU for the whole window (benchtool pipe)
@@ -55,13 +57,19 @@
 #   udpsecs=S      the receiver listens S seconds, as long as the host
 #                  sends (the window and a margin, the host's sum)
 # nic=MAC,ADDR (MAC with '-') gives the NIC with that MAC the address.
-# Options: set.perf=0|1 (perf sched record, default 1), set.seed=N
-# (default 1): the window opens (N * 7919) mod 10000 us after its
-# recorders record.
+# Options: set.perf=0|1 (perf sched record, default 1), set.phase=US
+# (default 0): each window opens US microseconds after its recorders
+# record (the host's, from the boot's seed: where it starts against the
+# tick).
+# @FILE, alone: the words are FILE's, one a line.  The bench passes them
+# so (perf-scripts/idlebench/launch.py words_file): a boot's words can
+# outgrow the kernel's command line, and the host puts them in the
+# archive it appends to the initramfs, /bench-words/DIGEST, the command
+# line carrying guest.args=@/bench-words/DIGEST.
 set -eu
-out=${1:?usage: bench.sh RESULTS [set.KEY=VALUE | nic=MAC,ADDR | NAME=SECONDS | NAME.CMD=VALUE ...]}
+out=${1:?usage: bench.sh RESULTS [set.KEY=VALUE | nic=MAC,ADDR | NAME=SECONDS | NAME.CMD=VALUE ... | @FILE]}
 shift
-perf=1 seed=1
+perf=1 phase=0
 ncpu=$(nproc)
 tr=/sys/kernel/tracing
 emu=/sys/kernel/debug/cpuidle_emu
@@ -97,11 +105,20 @@ wfail() {
 num() { case "$2" in '' | *[!0-9]*) fail "$1: '$2' is not a number" ;; esac; }
 
 # Validate everything before running anything.
+case "${1:-}" in
+@*)
+	f=${1#@}
+	[ $# = 1 ] || fail "'$1' goes alone, not with '$2'"
+	[ -s "$f" ] || fail "$1: no file $f (the host sends it with the initramfs)"
+	shift
+	while read -r a; do set -- "$@" "$a"; done <"$f"
+	;;
+esac
 works=
 mkdir -p "$cmds"
 for a in "$@"; do
 	case "$a" in
-	set.perf=* | set.seed=*)
+	set.perf=* | set.phase=*)
 		k=${a%%=*} v=${a#*=}
 		num "$k" "$v"
 		eval "${k#set.}=\$v"
@@ -186,7 +203,7 @@ snap() { # snap DIR PREFIX
 	echo "driver=$(rd /sys/devices/system/cpu/cpuidle/current_driver)"
 	echo "governor=$(rd /sys/devices/system/cpu/cpuidle/current_governor)"
 	echo "cmdline=$(cat /proc/cmdline)"
-	echo "options=perf=$perf seed=$seed"
+	echo "options=perf=$perf phase=$phase"
 	echo "workloads=$works"
 	[ -d "$sidle" ] && echo "sched_idle=yes" || echo "sched_idle=no"
 	for s in /sys/devices/system/cpu/cpu0/cpuidle/state*; do
@@ -275,7 +292,7 @@ cmd_pipe() {
 	# a bounded number of cross-CPU pipe round trips, under timeout: a
 	# saturating ping-pong would leave no idle time and flood perf sched
 	[ "$1" != start ] && return 0
-	timeout -s INT "$secs" perf bench sched pipe -l $((secs * $2)) </dev/null >>"$d/workload.log" 2>&1 &
+	timeout -s INT "$secs" perf bench sched pipe -l "$2" </dev/null >>"$d/workload.log" 2>&1 &
 	pids="$pids $!:pipe"
 }
 # one pipe round trip per period between CPU 0 and the last CPU, paced
@@ -457,7 +474,7 @@ run_one() {
 	ct_start
 	each ready
 	# the repeat's phase: where the window starts against the tick
-	usleep $(((seed * 7919) % 10000))
+	usleep "$phase"
 	# the window: from the before snapshot to the after one, with the
 	# trace on between them; the generator's timeline starts with it
 	snap "$d" before

@@ -1,7 +1,9 @@
-"""Launching one cell: its kernel command line and QEMU devices, the host
-traffic it needs, guest-image/run-qemu.sh (boot, collect, judge), then
-the host-side post-processing and the cell's files (cells.finish, or
-cells.merge for a boot of only the workloads a kept cell lacks).
+"""Launching one cell: its kernel command line, the archive of its own
+files appended to the initramfs (its guest words, its generator lists),
+its QEMU devices, the host traffic it needs, guest-image/run-qemu.sh
+(boot, collect, judge), then the host-side post-processing and the
+cell's files (cells.finish, or cells.merge for a boot of only the
+workloads a kept cell lacks).
 
 A workload whose output is missing or does not parse fails alone: the
 cell keeps the others and parsed.json marks it under "failed" with the
@@ -41,6 +43,10 @@ TRAFFIC_MARGIN = 3
 # (guest word NAME.gen=...,seed=N), so that every source of a cell has a
 # seed of its own and another seed moves them all.
 GEN_SEEDS_PER_CELL = 64
+# Where a boot's windows start against the tick: each opens
+# window_phase_us(seed) after its recorders record (guest word set.phase),
+# so that repeats of other seeds start at other phases of the tick.
+PHASE_STEP_US, PHASE_SPAN_US = 7919, 10000
 # Boot words of every measurement boot.  hpet=disable: the HPET is left to
 # the generator (and the RTC gets IRQ 8).  trace_event=: the events are
 # enabled at boot, before the other CPUs come up, and only tracing_on is
@@ -67,11 +73,18 @@ REAL_ARGS = "tsc=reliable"
 # real time: TCG threads (run-qemu.sh -T)
 REAL_THREADS = "single"
 CMDLINE_MAX = 2048  # x86 COMMAND_LINE_SIZE
-# Generator lists (a workload's lists file) cannot go through the command
-# line: the host appends them to the initramfs as an archive of their own
-# (the kernel unpacks every archive of the initrd in turn) under
-# LISTS_DIR/WORKLOAD/NAME, and the command line carries only their digest.
+# What a boot's guest reads besides the image goes in an archive of its
+# own that the host appends to the initramfs (the kernel unpacks every
+# archive of the initrd in turn), not on the command line, which holds
+# at most CMDLINE_MAX bytes: the generator lists of its workloads
+# (LISTS_DIR/WORKLOAD/NAME, hundreds of KiB; each workload's words carry
+# their digest) and its words, one a line, in WORDS_DIR/DIGEST, DIGEST
+# that of the file (words_file()), which the command line names as
+# guest.args=@/WORDS_DIR/DIGEST.  The words alone outgrow the line: a
+# boot of the five real recordings (perf-scripts/recordings/) has 1,858
+# bytes of them, beside the ~570 of the boot options and run-qemu.sh's.
 LISTS_DIR = "bench-lists"
+WORDS_DIR = "bench-words"
 
 
 def traffic_seconds(window):
@@ -82,6 +95,12 @@ def traffic_seconds(window):
 def gen_seed(seed, i):
     """The seed of a boot's generator source i of a workload."""
     return seed * GEN_SEEDS_PER_CELL + i
+
+
+def window_phase_us(seed):
+    """How long after its recorders record a window of a boot of seed
+    opens (us)."""
+    return seed * PHASE_STEP_US % PHASE_SPAN_US
 
 
 class LaunchError(Exception):
@@ -105,20 +124,20 @@ COST_ARGS = "hpet=disable " + QUIET_ARGS + " cpuidle_cost.enable=1"
 
 
 def guest_words(cell, table):
-    """Every word of guest-image/guest/bench.sh for one boot of cell (init
-    hands them over as guest.args, ':'-separated; bench.sh's header says
-    what each means), and the only place they are made: the configuration's
-    set. words and the seed, the NICs when a workload takes host traffic,
-    then for each workload of the boot NAME=SECONDS, the window the cell
-    holds for it, and NAME.CMD=VALUE for each command of its table entry,
-    with what derives from the cell (each generator source's seed, the
-    traffic's duration) computed here: the guest does no arithmetic on
-    them."""
+    """Every word of guest-image/guest/bench.sh for one boot of cell (they
+    reach it in a file, words_file(); bench.sh's header says what each
+    means), and the only place they are made: the configuration's
+    set. words and the windows' phase, the NICs when a workload takes
+    host traffic, then for each workload of the boot NAME=SECONDS, the
+    window the cell holds for it, and NAME.CMD=VALUE for each command of
+    its table entry, with what derives from the cell (the phase and each
+    generator source's seed from its seed, the traffic's duration and
+    the pipe's round trips from the window) computed here: the guest does
+    no arithmetic on them."""
     ws = [(n, secs, table[n]) for n, secs in cell.boot_works]
-    if cell.mode in cells.COST_MODES:
-        words = ["set.perf=0", f"set.seed={cell.seed}"]
-    else:
-        words = list(CONFIGS[cell.config].guest_sets) + [f"set.seed={cell.seed}"]
+    sets = ["set.perf=0"] if cell.mode in cells.COST_MODES else \
+        list(CONFIGS[cell.config].guest_sets)
+    words = sets + [f"set.phase={window_phase_us(cell.seed)}"]
     if any(w.traffic for _, _, w in ws):
         words += [f"nic={mac.replace(':', '-')},{addr}/24" for mac, addr, _ in NICS]
     for n, secs, w in ws:
@@ -130,7 +149,7 @@ def guest_words(cell, table):
         if w.blk_period_us:
             words.append(f"{n}.blk={w.blk_period_us}")
         if w.pipe_loops:
-            words.append(f"{n}.pipe={w.pipe_loops}")
+            words.append(f"{n}.pipe={w.pipe_loops * secs}")
         if w.pipe_period_us:
             words.append(f"{n}.pipeper={w.pipe_period_us}")
         words += [f"{n}.gen={src.replace(' ', ',')},seed={gen_seed(cell.seed, i)}"
@@ -139,6 +158,15 @@ def guest_words(cell, table):
             words += [f"{n}.udp={','.join(map(str, PORTS[:w.traffic.streams]))}",
                       f"{n}.udpsecs={traffic_seconds(secs)}"]
     return words
+
+
+def words_file(cell, table):
+    """(path in the initramfs, text) of the file of a boot of cell's words:
+    WORDS_DIR/DIGEST, one word a line, DIGEST the sha256 of the text cut
+    to 16 hex digits, so that the command line that names it changes
+    with any word (cells.missing() compares the lines)."""
+    text = "".join(w + "\n" for w in guest_words(cell, table))
+    return f"{WORDS_DIR}/{hashlib.sha256(text.encode()).hexdigest()[:16]}", text
 
 
 def boot_lists(name, w):
@@ -165,43 +193,65 @@ def _cpio_entry(name, mode, data=b""):
     return head + b"\0" * (-len(head) % 4) + data + b"\0" * (-len(data) % 4)
 
 
-def lists_archive(files):
+def boot_archive(files):
     """A newc cpio archive of files {path: text}, with their directories."""
-    dirs = sorted({os.path.dirname(p) for p in files} | {LISTS_DIR})
-    out = b"".join(_cpio_entry(d, 0o40755) for d in dirs)
+    dirs = set()
+    for p in files:
+        d = os.path.dirname(p)
+        while d:
+            dirs.add(d)
+            d = os.path.dirname(d)
+    out = b"".join(_cpio_entry(d, 0o40755) for d in sorted(dirs))
     out += b"".join(_cpio_entry(p, 0o100644, files[p].encode()) for p in sorted(files))
     return out + _cpio_entry("TRAILER!!!", 0)
 
 
-def cell_initrd(cell, s, path):
-    """s.initrd, or when a workload of the boot has generator lists, path:
-    s.initrd followed by the archive of those lists."""
-    files = {}
+def boot_files(cell, table):
+    """{path in the initramfs: text} of what a boot of cell reads besides
+    the image: its words (words_file()) and its workloads' generator
+    lists (boot_lists())."""
+    files = dict([words_file(cell, table)])
     for n, _ in cell.boot_works:
-        w = s.workloads[n]
+        w = table[n]
         if w.list_refs():
             files.update(boot_lists(n, w))
-    if not files:
-        return s.initrd
-    with open(s.initrd, "rb") as src, open(path + ".tmp", "wb") as out:
-        shutil.copyfileobj(src, out)
-        # each archive starts on 4 bytes
-        out.write(b"\0" * (-out.tell() % 4) + lists_archive(files))
-    os.replace(path + ".tmp", path)
+    return files
+
+
+def cell_initrd(cell, s, path):
+    """path: s.initrd followed by the archive of the boot's own files
+    (boot_files()).  LaunchError when it cannot be written (a full disk:
+    every later cell would fail the same way)."""
+    try:
+        with open(s.initrd, "rb") as src, open(path + ".tmp", "wb") as out:
+            shutil.copyfileobj(src, out)
+            # each archive starts on 4 bytes
+            out.write(b"\0" * (-out.tell() % 4) + boot_archive(boot_files(cell, s.workloads)))
+        os.replace(path + ".tmp", path)
+    except OSError as e:
+        if os.path.exists(path + ".tmp"):
+            os.unlink(path + ".tmp")
+        raise LaunchError(f"cell {cell.name}: cannot write its initramfs {path}: "
+                          f"{e.strerror or e}") from None
     return path
 
 
 def kernel_cmdline(cell, s):
+    """The command line of a boot of cell, as run-qemu.sh -a takes it: the
+    boot options, and the file of its guest words (words_file(), in the
+    archive cell_initrd() appends).  LaunchError when the line, with what
+    run-qemu.sh adds, would not fit the kernel's CMDLINE_MAX."""
     cfg = CONFIGS[cell.config]
     head = COST_ARGS if cell.mode in cells.COST_MODES else COMMON_ARGS
-    words = [head, cfg.args, "guest.args=" + ":".join(guest_words(cell, s.workloads))]
+    words = [head, cfg.args, f"guest.args=@/{words_file(cell, s.workloads)[0]}"]
     if cell.mode == "real":
         words.append(REAL_ARGS)
     line = " ".join(w for w in words if w)
     # run-qemu.sh adds its own ~150 characters
     if len(line) + 150 > CMDLINE_MAX:
         raise LaunchError(f"cell {cell.name}: the kernel command line would be {len(line) + 150} "
-                          f"bytes, over the kernel's {CMDLINE_MAX}: run fewer workloads per boot")
+                          f"bytes, over the kernel's {CMDLINE_MAX}: configuration "
+                          f"{cell.config}'s boot options (idlebench/configs.py args) are too long")
     return line
 
 
@@ -221,6 +271,8 @@ def qemu_devices(cell, s):
 
 
 def run_qemu_cmd(cell, s, work, initrd=None):
+    """run-qemu.sh's command of a boot of cell into work; initrd: the
+    cell's own (cell_initrd(); s.initrd lacks the file of its words)."""
     cfg = CONFIGS[cell.config]
     cmd = [RUN_QEMU, "-k", os.path.join(s.kernels, cfg.kernel), "-i", initrd or s.initrd,
            "-o", work,
@@ -401,8 +453,7 @@ def run(cell, s, cells_dir):
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     finally:
-        if initrd != s.initrd:
-            os.unlink(initrd)
+        os.unlink(initrd)
     if traffic:
         traffic.stop.set()
         traffic.join()
@@ -421,7 +472,8 @@ def run(cell, s, cells_dir):
     if cell.only is not None:
         sub = cells.next_rerun(final)
         boot = {"workloads": [w for w, _ in cell.boot_works], "wall_s": round(wall, 1),
-                "cmdline": kernel_cmdline(cell, s), "console": os.path.join(sub, "console.log"),
+                "cmdline": kernel_cmdline(cell, s), "guest_words": guest_words(cell, s.workloads),
+                "console": os.path.join(sub, "console.log"),
                 "qemu_cmd": " ".join(cmd)}
         cells.merge(work, final, boot, verdict, parsed)
         return dict(boot, cell=cell.name, verdict=verdict,
@@ -433,7 +485,7 @@ def run(cell, s, cells_dir):
             "repeat": cell.repeat, "seed": cell.seed, "mode": cell.mode,
             "shift": s.shift if cell.mode != "real" else None,
             "workloads": dict(cell.works), "wall_s": round(wall, 1),
-            "cmdline": kernel_cmdline(cell, s),
+            "cmdline": kernel_cmdline(cell, s), "guest_words": guest_words(cell, s.workloads),
             "console": os.path.join(final, "console.log"), "qemu_cmd": " ".join(cmd)}
     cells.finish(work, final, meta, verdict, parsed)
     return dict(meta, verdict=verdict, failed=_failed(final))

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import unittest
 
-from common import HERE, fx
+from common import HERE, boot_words, fx
 import bench
 from idlebench import cells, cost, launch, plan, report, workloads
 from idlebench.report import tables
@@ -117,10 +117,12 @@ class PlanTest(unittest.TestCase):
         for c in cs:
             self.assertEqual((c.mode, c.vcpus, c.seed), ("costload", plan.COST_VCPUS, 1))
             self.assertEqual(c.works, [(w, TABLE[w].seconds) for w in cost.LOAD_WORKLOADS])
-            line = launch.kernel_cmdline(c, launch.Setup(TABLE, "/k", "/i", "/d", "/u"))
+            s = launch.Setup(TABLE, "/k", "/i", "/d", "/u")
+            line = launch.kernel_cmdline(c, s)
             self.assertIn(launch.COST_ARGS, line)
             self.assertNotIn("trace_event=", line)
-            self.assertIn("load_r50k.gen=cpu=0,proc=periodic,period_us=37,jitter_us=1", line)
+            self.assertIn("load_r50k.gen=cpu=0,proc=periodic,period_us=37,jitter_us=1",
+                          boot_words(c, s))
         # more seeds on request
         cs = plan.plan(self.request(["--cost-load", "--seeds", "1,2"]), TABLE)
         self.assertEqual(sorted((c.config, c.seed) for c in cs),
@@ -356,7 +358,7 @@ class ReportTest(unittest.TestCase):
 
     def test_control_no_cost_load_cells_no_section(self):
         meta = {"cell": "menu-2cpu-icount-r1", "config": "menu", "vcpus": 2, "repeat": 1,
-                "mode": "icount", "shift": 0, "workloads": {"rtc": 1}, "console": "x"}
+                "seed": 1, "mode": "icount", "shift": 0, "workloads": {"rtc": 1}, "console": "x"}
         run = {"miss_rate": 0.1, "power_mw": 10.0, "ct_p99_us": 50, "irqs": {"rtc0": 10},
                "states": {"C1": {"usage": 5, "time": 100, "above": 1, "below": 0}}}
         write_cell(self.run, meta["cell"], meta, {"info": {"kernel": "6.12"},

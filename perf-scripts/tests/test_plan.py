@@ -118,9 +118,6 @@ class PlanTest(unittest.TestCase):
                          [("icount", [("ipi", 2), ("timer", 1)], 7), ("real", [("net", 1)], 7)] * 2)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class DoneTest(unittest.TestCase):
     """A finished cell is kept only while what it ran is what would run."""
@@ -163,11 +160,21 @@ class DoneTest(unittest.TestCase):
         self.write(dict(self.meta, cmdline=self.line))
         self.assertTrue(self.done(self.line))
         self.assertFalse(self.done(self.line + " x"))
-        # a workload's parameter changed (a pipe period): run again
-        self.assertIn("pipeper=", self.line)
-        self.assertFalse(self.done(self.line.replace("pipeper=", "pipeper=9")))
+        # a workload's parameter changed (a pipe period): its words, and
+        # so the line that names their file by its digest, differ: run again
+        import dataclasses
+        w = next(w for w, _ in self.cell.works if TABLE[w].pipe_period_us)
+        other = dict(TABLE, **{w: dataclasses.replace(
+            TABLE[w], pipe_period_us=TABLE[w].pipe_period_us + 1)})
+        changed = self.launch.kernel_cmdline(self.cell, self.launch.Setup(other, "", "", "", ""))
+        self.assertNotEqual(changed, self.line)
+        self.assertFalse(self.done(changed))
         # a line that cannot be made, or a cell without its line: run again
         self.assertFalse(self.done(None))
         self.write(self.meta)
         self.assertFalse(self.done(self.line))
         self.assertFalse(self.done(None))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -201,15 +201,22 @@ class ListsFileTest(unittest.TestCase):
         data = read(initrd, "rb")
         self.assertEqual(data[:107], read(base, "rb"))
         got = unpack(data[108:])
+        # the lists, and the file of the boot's words the command line names
+        path = re.search(r"guest\.args=@/(\S+)", launch.kernel_cmdline(cell, s)).group(1)
+        self.assertEqual(path, launch.words_file(cell, table)[0])
         self.assertEqual(got, {"bench-lists": None, "bench-lists/w": None,
-                               "bench-lists/w/s0": b"5,7", "bench-lists/w/s1": b"9"})
+                               "bench-lists/w/s0": b"5,7", "bench-lists/w/s1": b"9",
+                               "bench-words": None,
+                               path: "".join(w + "\n" for w in words).encode()})
         # control: another list gives another digest; no list, no archive
         other = dict(table, w=workloads.load(self.write("s0 intervals_us=5,8\ns1 intervals_us=9\n",
                      '"cpu=0 proc=list intervals_us=@s1", '
                      '"cpu=1 proc=list once=1 intervals_us=@s0"'))["w"])
         self.assertNotIn(f"w.lists={digest}", launch.guest_words(cell, other))
+        # no list: the archive holds the words alone
         plain = Cell("sched", 2, 1, "icount", [("dev", 1)])
-        self.assertEqual(launch.cell_initrd(plain, s, os.path.join(self.tmp, "x")), base)
+        got = unpack(read(launch.cell_initrd(plain, s, os.path.join(self.tmp, "x")), "rb")[108:])
+        self.assertEqual(list(got), ["bench-words", launch.words_file(plain, table)[0]])
 
 
 def unpack(data):
@@ -233,7 +240,7 @@ def unpack(data):
 CHECK = r"""set -eu
 lists=$1
 shift
-perf=1 seed=1 works='' nics=''
+perf=1 phase=0 works='' nics=''
 cmds=$lists/../cmds
 fail() { echo "guest: FAIL $*"; exit 1; }
 num() { case "$2" in '' | *[!0-9]*) fail "$1: '$2' is not a number" ;; esac; }
@@ -281,8 +288,58 @@ class GuestListCheckTest(unittest.TestCase):
                          (1, f"guest: FAIL w.lists: no {self.lists}/w: the host sent no lists"))
 
 
-if __name__ == "__main__":
-    unittest.main()
+    def test_the_words_come_in_the_hosts_file(self):
+        # a boot of the five real recordings: its words, too many for the
+        # command line, in the file the host appends with its lists
+        cell = Cell("sched", 2, 1, "icount", [(n, w.seconds) for n, w in
+                                              workloads.corpus().items()])
+        table = workloads.table()
+        path = re.search(r"guest\.args=@/(\S+)",
+                         launch.kernel_cmdline(cell, launch.Setup(table, "", "", "", ""))).group(1)
+        for p, text in launch.boot_files(cell, table).items():
+            os.makedirs(os.path.dirname(os.path.join(self.tmp, p)), exist_ok=True)
+            with open(os.path.join(self.tmp, p), "w") as f:
+                f.write(text)
+        words = os.path.join(self.tmp, path)
+        r = subprocess.run(["busybox", "sh", self.script, self.lists, f"@{words}"],
+                           capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "arguments ok"))
+        # each word reached the check: one command list per workload, with
+        # each of its commands
+        with open(os.path.join(self.tmp, "cmds", "rec_quiet")) as f:
+            self.assertEqual(len(f.read().splitlines()), 6)
+        # controls: a file the host did not send, and a word beside it,
+        # fail the boot with one line
+        r = subprocess.run(["busybox", "sh", self.script, self.lists, f"@{words}x"],
+                           capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout.strip()),
+                         (1, f"guest: FAIL @{words}x: no file {words}x (the host sends it "
+                             "with the initramfs)"))
+        r = subprocess.run(["busybox", "sh", self.script, self.lists, f"@{words}", "w=1"],
+                           capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout.strip()),
+                         (1, f"guest: FAIL '@{words}' goes alone, not with 'w=1'"))
+
+    def test_the_hosts_words_pass(self):
+        # every word launch.py makes passes the guest's argument check:
+        # the configurations' set. words, the phase, NICs, each command
+        cell = Cell("sched-debug", 2, 3, "real", [("mixed", 1), ("devmix", 2), ("net2", 1),
+                                                  ("block", 1), ("rtc", 1)])
+        words = launch.guest_words(cell, workloads.table())
+        self.assertIn("set.phase=3757", words)
+        self.assertEqual(self.check(*words), (0, "arguments ok"))
+        # control: the word the guest no longer takes (the seed: the host
+        # derives the phase from it) fails the boot
+        self.assertEqual(self.check("set.seed=3"),
+                         (1, "guest: FAIL 'set.seed=3': workload set is not given before it"))
+
+
+def gen_cpus_over(cell, table):
+    """The CPUs of cell's generator words (NAME.gen=cpu=N,...) that its
+    guest lacks."""
+    cpus = [int(m.group(1)) for w in launch.guest_words(cell, table)
+            for m in [re.match(r"[a-z0-9_]+\.gen=cpu=(\d+),", w)] if m]
+    return [n for n in cpus if n >= cell.vcpus]
 
 
 class VcpusTest(unittest.TestCase):
@@ -317,8 +374,14 @@ class VcpusTest(unittest.TestCase):
             bench.main(["--workload-file", out, "--dry-run", "--kernels", self.kernels])
         a = bench.arguments(["--workload-file", out])
         table = workloads.table(out)
-        cells = [(c.vcpus, [w for w, _ in c.works])
-                 for c in plan.plan(bench.request(a, table), table) if c.mode == "icount"]
+        planned = plan.plan(bench.request(a, table), table)
+        # no planned boot asks the generator for a CPU its guest lacks,
+        # and each one's command line can be made
+        s = launch.Setup(table, self.kernels, "/i.cpio", "/d.img", "/udpgen")
+        for c in planned:
+            self.assertEqual(gen_cpus_over(c, table), [], c.name)
+            launch.kernel_cmdline(c, s)
+        cells = [(c.vcpus, [w for w, _ in c.works]) for c in planned if c.mode == "icount"]
         return workloads.load(out)["replay"], text.getvalue(), cells
 
     def test_a_recording_on_cpu_1_skips_one_vcpu(self):
@@ -329,6 +392,10 @@ class VcpusTest(unittest.TestCase):
                                  "(it needs 2, min_vcpus or its gen lines' cpu=)"])
         self.assertTrue(cells)
         self.assertEqual({v for v, _ in cells}, {2})
+        # control of the CPU check: the same workload on 1 vCPU
+        table = workloads.table(os.path.join(self.tmp, "w.toml"))
+        self.assertEqual(gen_cpus_over(Cell("menu", 1, 1, "icount", [("replay", 1)]), table),
+                         [1])
         # control: mapped to guest CPU 0, it runs on 1 vCPU too, unannounced
         w, out, cells = self.dry("--cpus", "1")
         self.assertEqual(w.needs_vcpus, 1)
@@ -349,3 +416,7 @@ class VcpusTest(unittest.TestCase):
         # control: enough, and more than the sources need is kept
         self.assertEqual(load(2).needs_vcpus, 2)
         self.assertEqual(load(4).needs_vcpus, 4)
+
+
+if __name__ == "__main__":
+    unittest.main()

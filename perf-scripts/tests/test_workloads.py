@@ -1,14 +1,20 @@
 """Unit tests of the two tables (workloads.toml, configs.py) and of what
 launch.py makes of a cell: guest words, kernel command line, devices, the
 host traffic that the guest's sync line starts."""
+import contextlib
 import dataclasses
+import io
 import os
+import re
+import shutil
+import subprocess
 import tempfile
 import time
 import unittest
 
-import common  # noqa: F401 (sets the path)
-from idlebench import configs, launch, workloads
+from common import boot_words
+import bench
+from idlebench import configs, launch, plan, workloads
 from idlebench.cells import Cell
 from idlebench.configs import CONFIGS
 
@@ -43,13 +49,39 @@ class TableTest(unittest.TestCase):
         self.assertEqual(TABLE["ipi"].mode("mixed"), "icount")
         self.assertEqual(TABLE["ipi"].mode("real"), "real")
         self.assertEqual(CONFIGS["sched-rfc"].vcpus, (1, 2, 4))
-        # the counts are run-qemu.sh's, read from its one line
+        # the counts are shared/lib.sh's, read from its one line
         self.assertEqual(configs.VCPUS, (1, 2, 4))
         self.assertEqual(CONFIGS["sched-rfc"].vcpus, configs.VCPUS)
         with tempfile.NamedTemporaryFile("w", suffix=".sh") as f:
-            f.write('#!/bin/sh\nVCPUS="1 3"\n')
+            f.write('GUEST_VCPUS="1 3"\n')
             f.flush()
-            self.assertEqual(configs.launcher_vcpus(f.name), (1, 3))
+            self.assertEqual(configs.guest_vcpus(f.name), (1, 3))
+            # control: a file without the line is refused
+            f.seek(0)
+            f.truncate()
+            f.write('VCPUS="1 3"\n')
+            f.flush()
+            with self.assertRaisesRegex(RuntimeError, "no GUEST_VCPUS="):
+                configs.guest_vcpus(f.name)
+
+    def test_the_launcher_takes_the_same_counts(self):
+        # run-qemu.sh's -c check, which stops before any boot: each count
+        # of configs.VCPUS gets past it (to the bad -T after it), and the
+        # control, a count not among them, is refused by it
+        def refusal(n):
+            with tempfile.TemporaryDirectory() as d:
+                f = os.path.join(d, "f")
+                open(f, "w").close()
+                r = subprocess.run(["sh", launch.RUN_QEMU, "-k", f, "-i", f, "-o",
+                                    os.path.join(d, "out"), "-c", str(n), "-T", "none"],
+                                   capture_output=True, text=True)
+            self.assertNotEqual(r.returncode, 0)
+            return r.stderr.strip()
+        for n in configs.VCPUS:
+            self.assertEqual(refusal(n), "run-qemu.sh: error: -T takes single or multi, "
+                             "not 'none'", n)
+        self.assertEqual(refusal(3), "run-qemu.sh: error: -c takes a vCPU count of "
+                         f"{' '.join(map(str, configs.VCPUS))}, not '3'")
 
     def test_guest_words(self):
         # one function makes them all, from the cell: its windows, not the table's
@@ -57,7 +89,7 @@ class TableTest(unittest.TestCase):
             return launch.guest_words(Cell("menu", 2, 1, mode, works), TABLE)
         # each generator source's seed, from the cell's: the host's
         self.assertEqual(words([("dev2", 1)]), [
-            "set.seed=1", "dev2=1", "dev2.ct=10100",
+            "set.phase=7919", "dev2=1", "dev2.ct=10100",
             "dev2.gen=cpu=0,proc=periodic,period_us=1000,jitter_us=50,seed=64",
             "dev2.gen=cpu=0,proc=periodic,period_us=1500,jitter_us=75,seed=65"])
         seeded = launch.guest_words(Cell("menu", 2, 3, "icount", [("dev", 1), ("dev2", 1)]),
@@ -68,13 +100,28 @@ class TableTest(unittest.TestCase):
         self.assertEqual(words([("net2", 2)], "real")[-2:],
                          ["net2.udp=5001,5002", "net2.udpsecs=5"])
         self.assertEqual(words([("mixed", 1)], "real"),
-                         ["set.seed=1", "nic=52-54-00-00-be-01,10.0.2.15/24",
+                         ["set.phase=7919", "nic=52-54-00-00-be-01,10.0.2.15/24",
                           "nic=52-54-00-00-be-02,10.0.3.15/24",
                           "mixed=1", "mixed.ct=1000", "mixed.pipeper=1000", "mixed.udp=5001",
                           "mixed.udpsecs=4"])
         self.assertIn("devmix.pipeper=1300", words([("devmix", 2)]))
         self.assertEqual(words([("timer", 7)])[1], "timer=7")
         self.assertNotIn("devmixpipe", TABLE)
+        # the windows' phase, from the cell's seed: the host's; another
+        # seed, another phase
+        self.assertEqual([w for w in seeded if w.startswith("set.")],
+                         [f"set.phase={launch.window_phase_us(3)}"])
+        self.assertEqual(launch.window_phase_us(3), 3757)
+        self.assertNotEqual(launch.window_phase_us(3), launch.window_phase_us(4))
+        # the pipe's round trips in all: the table's per second times the
+        # cell's window, not the table's
+        p = user_file('[pp]\ntiming = "icount"\nseconds = 5\npipe_loops = 300\n')
+        try:
+            t = workloads.table(p)
+        finally:
+            os.unlink(p)
+        self.assertIn("pp.pipe=600", launch.guest_words(Cell("menu", 2, 1, "icount",
+                                                              [("pp", 2)]), t))
 
     def test_user_file(self):
         p = user_file('[twodev]\ntiming = "icount"\nseconds = 3\n'
@@ -114,8 +161,8 @@ class LaunchTest(unittest.TestCase):
     def test_icount_cell(self):
         c = Cell("sched-debug", 2, 1, "icount", [("timer", 1), ("block", 2)], seed=9)
         line = launch.kernel_cmdline(c, setup())
-        self.assertIn("guest.args=set.perf=0:set.seed=9:timer=1:timer.ct=1100:block=2:"
-                      "block.ct=10100:block.blk=3000", line)
+        self.assertEqual(boot_words(c, setup()), "set.perf=0:set.phase=1271:timer=1:"
+                         "timer.ct=1100:block=2:block.ct=10100:block.blk=3000")
         self.assertIn(CONFIGS["sched-debug"].args, line)
         self.assertNotIn("tsc=reliable", line)
         dev = launch.qemu_devices(c, setup())
@@ -127,7 +174,7 @@ class LaunchTest(unittest.TestCase):
     def test_real_cell_with_traffic(self):
         c = Cell("menu", 2, 1, "real", [("net", 1)])
         line = launch.kernel_cmdline(c, setup())
-        self.assertIn("nic=52-54-00-00-be-01,10.0.2.15/24", line)
+        self.assertIn("nic=52-54-00-00-be-01,10.0.2.15/24", boot_words(c, setup()))
         self.assertTrue(line.endswith("tsc=reliable"))
         self.assertEqual(launch.qemu_devices(c, setup()), [
             "-H", "8", "-N", "5001:10.0.2.15:52:54:00:00:be:01",
@@ -141,10 +188,105 @@ class LaunchTest(unittest.TestCase):
         line = launch.kernel_cmdline(c, setup())
         self.assertIn("cpuidle_cost.enable=1", line)
         self.assertNotIn("trace_event=", line)
-        self.assertIn("dev2=2", line)
+        self.assertIn("dev2=2", boot_words(c, setup()))
+        # the words of a boot of every -icount workload, four times, come
+        # in their file: the line is as long as one of a single workload's
         many = [(w, 1) for w in TABLE if TABLE[w].timing == "icount"] * 4
-        with self.assertRaisesRegex(launch.LaunchError, "over the kernel's 2048"):
-            launch.kernel_cmdline(Cell("menu", 2, 1, "icount", many), setup())
+        big = Cell("menu", 2, 1, "icount", many)
+        self.assertGreater(len(boot_words(big, setup())), launch.CMDLINE_MAX)
+        self.assertEqual(len(launch.kernel_cmdline(big, setup())),
+                         len(launch.kernel_cmdline(Cell("menu", 2, 1, "icount", [("idle", 1)]),
+                                                   setup())))
+        # control: boot options that outgrow the line are refused, one line
+        saved = CONFIGS["menu"]
+        CONFIGS["menu"] = dataclasses.replace(saved, args=saved.args + " x" * 800)
+        try:
+            with self.assertRaisesRegex(launch.LaunchError, r"^cell menu-2cpu-icount-r1: the "
+                                        r"kernel command line would be \d+ bytes, over the "
+                                        r"kernel's 2048: configuration menu's boot options"):
+                launch.kernel_cmdline(big, setup())
+        finally:
+            CONFIGS["menu"] = saved
+
+
+def recordings_argv(makefile=os.path.join(workloads.TOP, "Makefile")):
+    """bench.py's arguments of `make bench-recordings` (its recipe in the
+    Makefile), $(RECORDED) the corpus's workloads, without --out and
+    $(BENCH_ARGS)."""
+    with open(makefile) as f:
+        m = re.search(r"^bench-recordings:[^\n]*\n\t@python3 perf-scripts/bench\.py "
+                      r"((?:[^\n]*\\\n)*[^\n]*)", f.read(), re.M)
+    if not m:
+        raise AssertionError(f"{makefile} has no bench-recordings recipe running bench.py")
+    argv = m.group(1).replace("\\\n", " ").split()
+    argv = argv[:argv.index("--out")]
+    return [",".join(workloads.corpus()) if a == "$(RECORDED)" else a for a in argv]
+
+
+class RecordingsBootTest(unittest.TestCase):
+    """make bench-recordings: the five real recordings of
+    perf-scripts/recordings/ in one boot per cell.  Their words alone
+    outgrow the kernel's command line (x86 COMMAND_LINE_SIZE, 2,048
+    bytes); each boot's line fits, it names the file of the boot's
+    archive that carries every word, and the plan's dry run passes.  The
+    control: boot options that do not fit stop the dry run with one line,
+    before it prints its plan."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.kernels = os.path.join(self.tmp, "kernels")
+        os.makedirs(self.kernels)
+        for img in ("stock.bzImage", "patched.bzImage"):
+            with open(os.path.join(self.kernels, img), "w") as f:
+                f.write("kernel")
+        self.argv = recordings_argv() + ["--kernels", self.kernels]
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def dry_run(self):
+        """bench.py --dry-run of make bench-recordings: (exit status,
+        stdout, stderr)."""
+        out, err, code = io.StringIO(), io.StringIO(), 0
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                bench.main(self.argv + ["--dry-run"])
+            except SystemExit as e:
+                code = e.code
+        return code, out.getvalue(), err.getvalue()
+
+    def test_the_recordings_boot_together(self):
+        names = list(workloads.corpus())
+        self.assertEqual(len(names), 5)
+        planned = plan.plan(bench.request(bench.arguments(self.argv), TABLE), TABLE)
+        self.assertEqual(len(planned), 9)
+        s = setup()
+        for c in planned:
+            self.assertEqual([w for w, _ in c.boot_works], names, c.name)
+            words = ":".join(launch.guest_words(c, TABLE))
+            line = launch.kernel_cmdline(c, s)
+            self.assertLessEqual(len(line) + 150, launch.CMDLINE_MAX, c.name)
+            self.assertEqual(boot_words(c, s), words, c.name)
+            # the data is the case: the words on the line would not fit
+            inline = line.replace(f"guest.args=@/{launch.words_file(c, TABLE)[0]}",
+                                  f"guest.args={words}")
+            self.assertGreater(len(inline) + 150, launch.CMDLINE_MAX, c.name)
+        code, out, err = self.dry_run()
+        self.assertEqual((code, err), (0, ""))
+        self.assertIn("9 cells, 0 already done, 9 to run", out)
+
+    def test_control_boot_options_that_do_not_fit(self):
+        saved = CONFIGS["teo"]
+        CONFIGS["teo"] = dataclasses.replace(saved, args=saved.args + " x" * 800)
+        try:
+            code, out, err = self.dry_run()
+        finally:
+            CONFIGS["teo"] = saved
+        self.assertEqual(code, 2)
+        self.assertRegex(err, r"^bench: error: cell teo-2cpu-icount-r1: the kernel command line "
+                         r"would be \d+ bytes, over the kernel's 2048: configuration teo's boot "
+                         r"options \(idlebench/configs.py args\) are too long\n$")
+        self.assertNotIn("cells,", out)
 
 
 # udpgen's stand-in: its arguments, one line
