@@ -114,28 +114,29 @@ static const struct tok *arg(const struct tok *t, int n, const char *key,
 	return NULL;
 }
 
-static u64 arg_u64(unsigned long ln, const struct tok *t, int n, const char *key)
+/* The number of key=, which the event must have: a fatal error if not. */
+static u64 arg_num(unsigned long ln, const struct tok *t, int n,
+		   const char *key, bool is_signed)
 {
 	struct tok v;
-	u64 x;
+	u64 x = 0;
+	s64 y = 0;
 
 	if (!arg(t, n, key, &v))
 		fail(ln, "missing %s=", key);
-	if (parse_u64(v.s, v.len, &x))
+	if (is_signed ? parse_s64(v.s, v.len, &y) : parse_u64(v.s, v.len, &x))
 		fail(ln, "bad %s=%.*s", key, (int)v.len, v.s);
-	return x;
+	return is_signed ? (u64)y : x;
+}
+
+static u64 arg_u64(unsigned long ln, const struct tok *t, int n, const char *key)
+{
+	return arg_num(ln, t, n, key, false);
 }
 
 static s64 arg_s64(unsigned long ln, const struct tok *t, int n, const char *key)
 {
-	struct tok v;
-	s64 x;
-
-	if (!arg(t, n, key, &v))
-		fail(ln, "missing %s=", key);
-	if (parse_s64(v.s, v.len, &x))
-		fail(ln, "bad %s=%.*s", key, (int)v.len, v.s);
-	return x;
+	return (s64)arg_num(ln, t, n, key, true);
 }
 
 /* function= of an hrtimer event names the tick's (tick_sched_timer before 6.10). */
@@ -388,46 +389,50 @@ static void timer_addr(const struct evline *l, const char *key, struct tok *h)
 	check_hashed(l->ln, h);
 }
 
-static void ev_hrtimer_start(struct reader *rd, const struct evline *l)
+/* A time argument: a fatal error when missing or beyond the trace's range. */
+static u64 arg_time(const struct evline *l, const char *key)
+{
+	u64 t = arg_u64(l->ln, l->a, l->na, key);
+
+	if (t > MAX_TIME_NS)
+		fail(l->ln, "%s=%" PRIu64 " too large", key, t);
+	return t;
+}
+
+/* An hrtimer event of kind @kind, for the timer the line names. */
+static struct event *hrt_event(struct reader *rd, const struct evline *l,
+			       int kind)
 {
 	struct tok h;
 	struct event *e;
 
 	timer_addr(l, "hrtimer", &h);
-	e = new_event(rd, l->ln, l->ts, l->cpu, EV_HRT_START);
+	e = new_event(rd, l->ln, l->ts, l->cpu, kind);
 	e->hrt.id = hash_tok(&h);
+	rd->tr->have_hrt = true;
+	return e;
+}
+
+static void ev_hrtimer_start(struct reader *rd, const struct evline *l)
+{
+	struct event *e = hrt_event(rd, l, EV_HRT_START);
+
 	e->hrt.tick = is_tick_timer(l->a, l->na);
 	e->hrt.lazy = is_hrtick(l->a, l->na);
-	e->hrt.expires = arg_u64(l->ln, l->a, l->na, "expires");
-	if (e->hrt.expires > MAX_TIME_NS)
-		fail(l->ln, "expires=%" PRIu64 " too large", e->hrt.expires);
-	rd->tr->have_hrt = true;
+	e->hrt.expires = arg_time(l, "expires");
 }
 
 static void ev_hrtimer_cancel(struct reader *rd, const struct evline *l)
 {
-	struct tok h;
-	struct event *e;
-
-	timer_addr(l, "hrtimer", &h);
-	e = new_event(rd, l->ln, l->ts, l->cpu, EV_HRT_CANCEL);
-	e->hrt.id = hash_tok(&h);
-	rd->tr->have_hrt = true;
+	hrt_event(rd, l, EV_HRT_CANCEL);
 }
 
 static void ev_hrtimer_expire_entry(struct reader *rd, const struct evline *l)
 {
-	struct tok h;
-	struct event *e;
+	struct event *e = hrt_event(rd, l, EV_HRT_EXPIRE);
 
-	timer_addr(l, "hrtimer", &h);
-	e = new_event(rd, l->ln, l->ts, l->cpu, EV_HRT_EXPIRE);
-	e->hrt.id = hash_tok(&h);
 	e->hrt.tick = is_tick_timer(l->a, l->na);
-	e->hrt.now = arg_u64(l->ln, l->a, l->na, "now");
-	if (e->hrt.now > MAX_TIME_NS)
-		fail(l->ln, "now=%" PRIu64 " too large", e->hrt.now);
-	rd->tr->have_hrt = true;
+	e->hrt.now = arg_time(l, "now");
 }
 
 /* irq_predict_stamp and irq_predict_restart: a stamp, restarting or not */
@@ -440,9 +445,7 @@ static void predict_stamp(struct reader *rd, const struct evline *l, bool restar
 	e = new_event(rd, l->ln, l->ts, l->cpu, EV_STAMP);
 	e->stamp.irq = irq;
 	e->stamp.restart = restart;
-	e->stamp.ts_ns = arg_u64(l->ln, l->a, l->na, "ts_ns");
-	if (e->stamp.ts_ns > MAX_TIME_NS)
-		fail(l->ln, "ts_ns=%" PRIu64 " too large", e->stamp.ts_ns);
+	e->stamp.ts_ns = arg_time(l, "ts_ns");
 	rd->tr->have_predict = true;
 }
 

@@ -8,6 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/scripts" "$tmp/series" "$tmp/src/linux-source-6.12"
 cp "$top"/scripts/*.sh "$tmp/scripts/"
+cp -R "$top/shared" "$tmp/"
 ver=$(sed -n 's/^LINUX_UPSTREAM_VERSION[[:space:]]*:=[[:space:]]*//p' "$top/config.mk")
 printf 'kernelversion:\n\t@echo %s\n' "$ver" >"$tmp/src/linux-source-6.12/Makefile"
 printf 'one\ntwo\n' >"$tmp/src/linux-source-6.12/file"

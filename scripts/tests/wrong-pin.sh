@@ -8,6 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/scripts"
 cp "$top"/scripts/*.sh "$tmp/scripts/"
+cp -R "$top/shared" "$tmp/"
 sed 's/^LINUX_DEB_VERSION.*/LINUX_DEB_VERSION := 6.12.1-9~test/' "$top/config.mk" >"$tmp/config.mk"
 if BUILD=$tmp/build sh "$tmp/scripts/tree.sh" >"$tmp/out" 2>&1; then
 	echo "FAIL: tree.sh accepted a wrong pin"; cat "$tmp/out"; exit 1
