@@ -31,7 +31,7 @@
 #   make series   export build/linux's commits back to series/
 #   make kernels  build/kernels/{stock,patched}.bzImage
 #   make deb      build/deb/: Debian packages of both kernels (bindeb-pkg)
-#   make disk-boot  the patched package booted from a Debian disk via UEFI
+#   make disk-boot  both packages booted from a Debian disk via UEFI, virtio and NVMe
 #   make arm64    the proposal built for arm64, its KUnit suites under AAVMF
 #   make replay-workload-check  a recording's interrupts replayed in a guest
 #   make bench-recordings  the real recordings (perf-scripts/recordings/) in
@@ -146,7 +146,10 @@ deb: tree
 disk-boot:
 	@scripts/disk-boot.sh --preflight
 	@$(MAKE) --no-print-directory deb
-	@scripts/disk-boot.sh
+	@scripts/disk-boot.sh --kernel patched --bus virtio
+	@scripts/disk-boot.sh --kernel patched --bus nvme
+	@scripts/disk-boot.sh --kernel stock --bus virtio
+	@scripts/disk-boot.sh --kernel stock --bus nvme
 
 # the proposal alone on arm64: W=1 cross build, its KUnit suites booted in
 # qemu-system-aarch64 -M virt under AAVMF (TCG), judged, with controls

@@ -11,6 +11,11 @@ LINUX_DEB_VERSION := 6.12.118-1~deb12u1
 LINUX_TARBALL := /usr/src/linux-source-6.12.tar.xz
 LINUX_UPSTREAM_VERSION := 6.12.118
 
+# Debian's own kernel config of that version, the base of make deb's
+# packages: the package, and the file inside it (amd64, flavour "amd64").
+LINUX_DEB_CONFIG_PACKAGE := linux-config-6.12
+LINUX_DEB_CONFIG := usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+
 # Not installed: downloaded with apt from its suite (a sources file of its
 # own, apt state under build/7.3/src) and unpacked there; TARBALL is the
 # path inside the package.

@@ -1,6 +1,7 @@
 #!/bin/sh
 # build-deb.sh stock|patched: an installable Debian package of one kernel
-# (make bindeb-pkg), x86_64 defconfig + guest-image/configs/deb.config.
+# (make bindeb-pkg), Debian's own config of the pinned version
+# (debian_config) + guest-image/configs/deb.config.
 #   patched = build/linux's branch "work", release VERSION-idlepredict
 #   stock   = build/linux's tag "stock" (the "both" groups), VERSION-idlestock,
 #             without the options its tree does not define
@@ -31,7 +32,8 @@ commit=$(git -C "$BUILD/linux" rev-parse -q --verify "$ref^{commit}") ||
 mkdir -p "$DEB"
 need_pkgs dpkg-dev debhelper rsync kmod cpio libelf-dev libssl-dev bc flex bison ccache
 
-stamp=$commit-$(sha256sum <"$frag" | cut -c1-16)
+debian_config "$DEB/debian.config"
+stamp=$commit-$(cat "$frag" "$DEB/debian.config" | sha256sum | cut -c1-16)
 if [ -f "$image" ] && [ "$(cat "$DEB/$kind.stamp" 2>/dev/null)" = "$stamp" ]; then
 	say "$kind: up to date ($(basename "$image"))"
 	exit 0
@@ -59,8 +61,8 @@ kmake() {
 mkdir -p "$out"
 log=$out/config.log
 
-# Configure: defconfig, the fragment (stock: only the options its tree
-# defines), olddefconfig, then every asked line must be in .config.
+# Configure: Debian's config, the fragment (stock: only the options its
+# tree defines), olddefconfig, then every asked line must be in .config.
 t=$(date +%s)
 find "$src" -name 'Kconfig*' -exec sed -n 's/^[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Za-z0-9_]*\).*/CONFIG_\2/p' {} + |
 	sort -u >"$out/kconfig-symbols"
@@ -71,7 +73,8 @@ dropped=$(grep '^CONFIG_' "$frag" | grep -vxF -f "$out/deb.config" | sed 's/=.*/
 [ "$kind" = stock ] || [ -z "$dropped" ] ||
 	die "$kind: the tree does not define $dropped(fragment $frag)"
 [ -z "$dropped" ] || say "$kind: not in this tree, left out: $dropped"
-kmake defconfig >"$log" 2>&1 || die "$kind: defconfig failed (log: $log)"
+cp "$DEB/debian.config" "$out/.config"
+: >"$log"
 (cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m -O "$out" \
 	"$out/.config" "$out/deb.config") >>"$log" 2>&1 ||
 	die "$kind: merge_config failed (log: $log)"
@@ -82,7 +85,7 @@ while IFS= read -r line; do
 	*) grep -qxF "$line" "$out/.config" ;;
 	esac || die "$kind: $line is not set after olddefconfig (see $out/.config)"
 done <"$out/deb.config"
-say "$kind: configured in $(($(date +%s) - t))s (defconfig + $(wc -l <"$out/deb.config") options of deb.config)"
+say "$kind: configured in $(($(date +%s) - t))s (Debian's config + $(wc -l <"$out/deb.config") options of deb.config)"
 
 # Build: the packages land in $out/.., which is build/deb.
 t=$(date +%s)

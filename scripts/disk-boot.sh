@@ -4,14 +4,17 @@
 # EFI/BOOT/BOOTX64.EFI, an ext4 root made by mmdebstrap with build/deb's
 # linux-image installed by dpkg, initrd by initramfs-tools, linux-perf)
 # is booted by OVMF under QEMU TCG, no -kernel: firmware -> ESP -> GRUB ->
-# kernel and initrd from the disk.  disk-check.service runs
+# kernel and initrd from the disk, the disk on a virtio or an NVMe
+# controller (the package's drivers for both are modules: the root is
+# mounted from the initrd).  disk-check.service runs
 # guest-image/disk-check.sh and powers off; the console is judged here.
 # Usage:
-#   scripts/disk-boot.sh [--kernel patched|stock]
-#       build (or reuse) build/disk-boot[-stock]/disk.img, boot a copy,
-#       judge its console.log; the patched kernel's pass is followed by
-#       the judge's control: an edited copy of the log must fail
-#   scripts/disk-boot.sh --judge LOG [patched|stock]
+#   scripts/disk-boot.sh [--kernel patched|stock] [--bus virtio|nvme]
+#       build (or reuse) build/disk-boot[-stock]/disk.img, boot a copy
+#       from that bus (default virtio), judge its console.log; a pass is
+#       followed by the judge's control: an edited copy of the log (the
+#       other kernel's governor) must fail
+#   scripts/disk-boot.sh --judge LOG [patched|stock [virtio|nvme]]
 #       judge a console log again (PASS, or one FAIL line)
 #   scripts/disk-boot.sh --preflight
 #       what must hold before make disk-boot builds the packages (root,
@@ -27,42 +30,75 @@ release() { # KIND: the package's kernel release (scripts/build-deb.sh)
 	esac
 }
 
-# judge LOG RELEASE: PASS when every expected line is there and no splat.
-# Prints one line; status 0 on PASS.
+# judge LOG KIND BUS: PASS when every expected line of a KIND kernel booted
+# from a BUS disk is there, the deepest idle state of CPU 0 was entered,
+# and no splat.  Prints one line; status 0 on PASS.
 judge() {
-	[ -f "$1" ] || { echo "FAIL: no console log $1"; return 1; }
+	log=$1 jkind=$2 bus=$3
+	[ -f "$log" ] || { echo "FAIL: no console log $log"; return 1; }
+	rel=$(release "$jkind")
+	case "$bus" in
+	virtio) rootdrv=virtio_blk ;;
+	nvme) rootdrv=nvme ;;
+	*) echo "FAIL: bus '$bus': virtio or nvme"; return 1 ;;
+	esac
 	txt=$(mktemp)
-	tr -d '\r' <"$1" >"$txt"
-	rel=$(printf '%s' "$2" | sed 's/\./\\./g')
+	tr -d '\r' <"$log" >"$txt"
+	re_rel=$(printf '%s' "$rel" | sed 's/\./\\./g')
 	splat=$(grep -Em1 'Kernel panic|Oops|BUG:|Call Trace:|WARNING: CPU' "$txt" || true)
 	if [ -n "$splat" ]; then
 		rm -f "$txt"
-		echo "FAIL: console splat '$splat' ($1)"
+		echo "FAIL: console splat '$splat' ($log)"
 		return 1
 	fi
-	while IFS= read -r re; do
-		if ! grep -Eq -- "$re" "$txt"; then
-			rm -f "$txt"
-			echo "FAIL: the console lacks /$re/ ($1)"
-			return 1
+	{
+		cat <<-EOF
+		disk-boot: GRUB from the ESP boots $re_rel
+		^\[ *[0-9.]+\] Linux version $re_rel 
+		Command line: BOOT_IMAGE=/boot/vmlinuz-$re_rel 
+		: disk-check: kernel $re_rel$
+		: disk-check: root [a-z0-9]+ disk [a-z0-9]+ driver $rootdrv module live in-initrd=yes$
+		: disk-check: initrd loaded$
+		: disk-check: current_driver cpuidle_emu$
+		: disk-check: record\.sh exit status 0$
+		: disk-check: done$
+		reboot: Power down
+		EOF
+		if [ "$jkind" = patched ]; then
+			cat <<-EOF
+			: disk-check: current_governor sched_idle$
+			: disk-check: stamping=on$
+			: disk-check: predicted sources [1-9][0-9]*$
+			: disk-check: source cpu=[0-9]+ irq=[0-9]+ intervals=[1-9]
+			: record\.sh: [1-9][0-9]* idle events, governor sched_idle, driver cpuidle_emu
+			EOF
+		else
+			cat <<-EOF
+			: disk-check: current_governor menu$
+			: disk-check: no /sys/kernel/debug/irq_predict/sources$
+			: record\.sh: [1-9][0-9]* idle events, governor menu, driver cpuidle_emu
+			EOF
 		fi
-	done <<-EOF
-	disk-boot: GRUB from the ESP boots $rel
-	^\[ *[0-9.]+\] Linux version $rel 
-	Command line: BOOT_IMAGE=/boot/vmlinuz-$rel 
-	: disk-check: kernel $rel$
-	: disk-check: current_driver cpuidle_emu$
-	: disk-check: current_governor sched_idle$
-	: disk-check: stamping=on$
-	: disk-check: predicted sources [1-9][0-9]*$
-	: disk-check: source cpu=[0-9]+ irq=[0-9]+ intervals=[1-9]
-	: record\.sh: [1-9][0-9]* idle events, governor sched_idle, driver cpuidle_emu
-	: disk-check: record\.sh exit status 0$
-	: disk-check: done$
-	reboot: Power down
-	EOF
-	rm -f "$txt"
-	echo PASS
+	} | while IFS= read -r re; do
+		grep -Eq -- "$re" "$txt" || { echo "FAIL: the console lacks /$re/ ($log)"; break; }
+	done >"$txt.miss"
+	if [ -s "$txt.miss" ]; then
+		cat "$txt.miss"
+		rm -f "$txt" "$txt.miss"
+		return 1
+	fi
+	# "disk-check: cpu0 state stateN NAME usage=U above=A below=B", in order
+	states=$(sed -n 's/.*: disk-check: cpu0 state state[0-9]* \([^ ]*\) usage=\([0-9]*\) .*/\1=\2/p' "$txt" | tr '\n' ' ' | sed 's/ $//')
+	rm -f "$txt" "$txt.miss"
+	if [ "$(echo "$states" | wc -w)" -lt 2 ]; then
+		echo "FAIL: fewer than 2 idle states on CPU 0 ($states) ($log)"
+		return 1
+	fi
+	if [ "$(echo "$states" | awk '{ sub(/.*=/, "", $NF); print $NF }')" -eq 0 ]; then
+		echo "FAIL: the deepest idle state was never entered on CPU 0 ($states) ($log)"
+		return 1
+	fi
+	echo "PASS (cpu0: $states)"
 }
 
 # preflight: the causes that would stop this script after make deb's
@@ -72,16 +108,27 @@ preflight() {
 		die "needs root (mmdebstrap --mode=root builds the disk's root file system): run make disk-boot as root; nothing was built"
 }
 
-kind=patched
+usage="usage: disk-boot.sh [--kernel patched|stock] [--bus virtio|nvme] | --judge LOG [patched|stock [virtio|nvme]] | --preflight"
+kind=patched bus=virtio
 case "${1:-}" in
 --preflight) preflight; exit ;;
 --judge)
-	[ -n "${2:-}" ] || die "usage: disk-boot.sh --judge LOG [patched|stock]"
-	judge "$2" "$(release "${3:-patched}")"
+	[ -n "${2:-}" ] || die "$usage"
+	judge "$2" "${3:-patched}" "${4:-virtio}"
 	exit ;;
---kernel) kind=${2:-} ;;
-'') ;;
-*) die "usage: disk-boot.sh [--kernel patched|stock] | --judge LOG [patched|stock] | --preflight" ;;
+esac
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kind=${2:-} ;;
+	--bus) bus=${2:-} ;;
+	*) die "$usage" ;;
+	esac
+	shift 2 || die "$usage"
+done
+case "$bus" in
+virtio) qdev="-device virtio-blk-pci,drive=d0" ;;
+nvme) qdev="-device nvme,serial=idle-root,drive=d0" ;;
+*) die "bus '$bus': virtio or nvme" ;;
 esac
 preflight
 rel=$(release "$kind")
@@ -96,8 +143,8 @@ vars=/usr/share/OVMF/OVMF_VARS_4M.fd
 [ -f "$code" ] && [ -f "$vars" ] || die "OVMF is missing (package ovmf)"
 
 # The kernel's command line: the emulated idle states (QEMU TCG has no idle
-# driver; they register only when no other driver did) and, on the
-# patched kernel, sched_idle as the default governor; real-time TCG
+# driver; they register only when asked, and no other driver did) and,
+# on the patched kernel, sched_idle as the default governor; real-time TCG
 # needs tsc=reliable (perf-scripts/idlebench/launch.py, REAL_ARGS).
 args="console=ttyS0,115200 panic=-1 tsc=reliable cpuidle.off=0 cpuidle_emu.enable=1 cpuidle_emu.table=skx"
 
@@ -192,33 +239,37 @@ fi
 # ---- boot a copy (the guest writes to its root) and judge the console
 t=$(date +%s)
 deadline=${DISK_BOOT_DEADLINE:-1200}
+log=$dir/console-$bus.log
 cp --sparse=always "$dir/disk.img" "$dir/boot.img"
 cp "$vars" "$dir/ovmf-vars.fd"
-rm -f "$dir/console.log"
-say "$kind: booting through OVMF and GRUB (deadline ${deadline}s, console: $dir/console.log)"
+rm -f "$log"
+say "$kind: booting through OVMF and GRUB from $bus (deadline ${deadline}s, console: $log)"
 qstatus=0
+# shellcheck disable=SC2086
 timeout -k 10 "$deadline" qemu-system-x86_64 -machine q35 -accel tcg,thread=single \
 	-cpu max -smp 2 -m 2048 -nodefaults -display none -no-reboot -monitor none \
 	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
 	-drive "if=pflash,format=raw,unit=1,file=$dir/ovmf-vars.fd" \
-	-drive "if=none,id=d0,format=raw,file=$dir/boot.img" -device virtio-blk-pci,drive=d0 \
-	-serial "file:$dir/console.log" >"$dir/qemu.log" 2>&1 || qstatus=$?
+	-drive "if=none,id=d0,format=raw,file=$dir/boot.img" $qdev \
+	-serial "file:$log" >"$dir/qemu-$bus.log" 2>&1 || qstatus=$?
 rm -f "$dir/boot.img"
 secs=$(($(date +%s) - t))
-echo "$secs" >"$dir/boot-seconds"
+echo "$secs" >"$dir/boot-seconds-$bus"
 late=
 [ "$qstatus" -ne 124 ] && [ "$qstatus" -ne 137 ] || late=" (QEMU killed at the ${deadline}s deadline)"
-if verdict=$(judge "$dir/console.log" "$rel"); then
-	say "$kind: boot and check in ${secs}s: $verdict"
+if verdict=$(judge "$log" "$kind" "$bus"); then
+	say "$kind from $bus: boot and check in ${secs}s: $verdict"
 else
-	die "$kind: boot and check in ${secs}s: $verdict$late"
+	die "$kind from $bus: boot and check in ${secs}s: $verdict$late"
 fi
-[ "$kind" = patched ] || exit 0
 
-# ---- control: the judge must fail a log that shows another governor
-ctl=$dir/console-control.log
-sed 's/current_governor sched_idle/current_governor menu/' "$dir/console.log" >"$ctl"
-if verdict=$(judge "$ctl" "$rel"); then
-	die "control: the judge passed $ctl, in which the governor is menu"
+# ---- control: the judge must fail a log that shows the other governor
+ctl=$dir/console-$bus-control.log
+case "$kind" in
+patched) sed 's/current_governor sched_idle/current_governor menu/' "$log" >"$ctl" ;;
+stock) sed 's/current_governor menu/current_governor sched_idle/' "$log" >"$ctl" ;;
+esac
+if verdict=$(judge "$ctl" "$kind" "$bus"); then
+	die "control: the judge passed $ctl, in which the governor is the other kernel's"
 fi
-say "control: the judge fails an edited copy (governor menu), as it must: $verdict"
+say "control: the judge fails an edited copy (the other kernel's governor), as it must: $verdict"

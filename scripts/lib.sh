@@ -72,6 +72,35 @@ deb_download() {
 	echo "$dd_deb"
 }
 
+# debian_config OUT: Debian's own kernel config of the 6.12 pin
+# (config.mk: the file LINUX_DEB_CONFIG of the package
+# LINUX_DEB_CONFIG_PACKAGE at LINUX_DEB_VERSION), uncompressed into OUT.
+# Read from the installed package when it is that version, else from the
+# package downloaded (deb_download; no root) and kept in
+# build/debian-config.
+debian_config() {
+	dc_linux=$LINUX
+	LINUX=6.12
+	dc_pkg=$(cfg LINUX_DEB_CONFIG_PACKAGE) dc_file=$(cfg LINUX_DEB_CONFIG)
+	dc_want=$(cfg LINUX_DEB_VERSION)
+	LINUX=$dc_linux
+	dc_dir=$TOP/build/debian-config
+	dc_have=$(dpkg-query -W -f='${Status} ${Version}' "$dc_pkg" 2>/dev/null || true)
+	if [ "$dc_have" = "install ok installed $dc_want" ]; then
+		dc_src=/$dc_file
+	else
+		dc_src=$dc_dir/$dc_want/$dc_file
+		if [ ! -f "$dc_src" ]; then
+			dc_deb=$(deb_download "$dc_dir" "$dc_pkg" "$dc_want")
+			rm -rf "$dc_dir/$dc_want"
+			dpkg-deb -x "$dc_deb" "$dc_dir/$dc_want" ||
+				die "cannot unpack $dc_deb"
+		fi
+	fi
+	[ -f "$dc_src" ] || die "$dc_pkg $dc_want has no $dc_file"
+	xz -dc "$dc_src" >"$1" || die "cannot read $dc_src"
+}
+
 # Packages the host needs to build kernels, the image and run guests.
 HOST_PKGS="build-essential bc flex bison libelf-dev libssl-dev cpio xz-utils
 ccache qemu-system-x86 ovmf busybox-static rt-tests linux-perf python3

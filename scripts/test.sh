@@ -158,6 +158,11 @@ check config-fragments sh "$TOP/scripts/tests/config-check.sh"
 printf 'CONFIG_NO_SUCH_IDLE_OPTION=y\nCONFIG_KASAN_SW_TAGS=y\n' >"$T/config-bad.config"
 control control-config-fragments 'dropped or changed: CONFIG_NO_SUCH_IDLE_OPTION=y .*CONFIG_KASAN_SW_TAGS=y' \
 	sh "$TOP/scripts/tests/config-check.sh" -x "$T/config-bad.config"
+# the packages' config is Debian's but for what deb.config names: the
+# control leaves out the line for one consequence of dropping debug info
+sed '/^CONFIG_DEBUG_INFO_BTF=n$/d' "$TOP/guest-image/configs/deb.config" >"$T/deb-unstated.config"
+control control-deb-config "does not say: CONFIG_DEBUG_INFO_BTF=y->n" \
+	sh "$TOP/scripts/tests/config-check.sh" -d "$T/deb-unstated.config"
 
 check build-stock "$TOP/scripts/build-kernel.sh" stock
 check build-patched "$TOP/scripts/build-kernel.sh" patched

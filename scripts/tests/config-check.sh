@@ -7,9 +7,15 @@
 #   stock          build-kernel.sh stock: tinyconfig + tree-6.12 base stock, build/linux-stock
 #   patched        build-kernel.sh patched: tinyconfig + tree-6.12 base stock patched, build/linux
 #   patched-debug  test-robust.sh (build-kernel.sh patched debug.config)
-#   deb-stock      build-deb.sh stock: defconfig + deb, only the options the
-#                  tree defines, the stock tree
-#   deb-patched    build-deb.sh patched: defconfig + deb, build/linux
+#   deb-stock      build-deb.sh stock: Debian's config + deb, only the
+#                  options the tree defines, the stock tree
+#   deb-patched    build-deb.sh patched: Debian's config + deb, build/linux
+#                  The two deb uses are also diffed against Debian's config
+#                  (debian_config): every option of it whose value changed
+#                  must be named on a line of the fragment, but for the
+#                  values Kconfig reads from the host's toolchain
+#                  (compiler version text, pahole, rustc, bindgen; the
+#                  compiler is the same gcc-12, its name not)
 #   arm64          arm64.sh: ARCH=arm64 tinyconfig + arm64, on build/linux
 #                  (arm64.sh builds the proposal alone; the fragment asks
 #                  only for the proposal's options and Kconfig's own)
@@ -23,9 +29,14 @@
 #   config-check.sh -x FRAG      only "patched", with FRAG merged last (the
 #                                control: an option that does not exist or
 #                                cannot be set must fail it)
+#   config-check.sh -d FRAG      only "deb-patched", with FRAG in place of
+#                                deb.config (the control: a change of
+#                                Debian's config that FRAG does not name)
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
+# shellcheck source=../lib.sh
+. "$TOP/scripts/lib.sh"
 die() { echo "FAIL: $*"; exit 1; }
 C=$TOP/guest-image/configs
 O=$BUILD/config-check
@@ -33,19 +44,26 @@ O=$BUILD/config-check
 uses="stock linux-stock x86 tinyconfig tree-6.12 base stock
 patched linux x86 tinyconfig tree-6.12 base stock patched
 patched-debug linux x86 tinyconfig tree-6.12 base stock patched debug
-deb-stock linux-stock x86 defconfig deb
-deb-patched linux x86 defconfig deb
+deb-stock linux-stock x86 debian deb
+deb-patched linux x86 debian deb
 arm64 linux arm64 tinyconfig arm64
 stock-7.3 7.3/linux-stock x86 tinyconfig tree-7.3 base stock
 patched-7.3 7.3/linux x86 tinyconfig tree-7.3 base stock patched"
 # the 7.3 uses only where that tree was made (make tree LINUX=7.3)
 [ -d "$BUILD/7.3/linux" ] || uses=$(echo "$uses" | grep -v ' 7\.3/')
-extra=
-if [ "${1:-}" = -x ]; then
-	extra=${2:?usage: config-check.sh [-x FRAGMENT]}
+extra= debfrag=
+case "${1:-}" in
+-x)
+	extra=${2:?usage: config-check.sh [-x FRAGMENT | -d FRAGMENT]}
 	[ -f "$extra" ] || die "no fragment $extra"
 	uses=$(echo "$uses" | grep '^patched ')
-fi
+	;;
+-d)
+	debfrag=${2:?usage: config-check.sh [-x FRAGMENT | -d FRAGMENT]}
+	[ -f "$debfrag" ] || die "no fragment $debfrag"
+	uses=$(echo "$uses" | grep '^deb-patched ')
+	;;
+esac
 mkdir -p "$O"
 for t in linux linux-stock; do
 	[ -d "$BUILD/$t" ] || die "$BUILD/$t is missing: run 'make tree' first"
@@ -55,6 +73,11 @@ done
 # in $O/base-TREE-ARCH-TARGET.config, made again only when the key changed
 base() {
 	kept=$O/base-$(echo "$1" | tr / -)-$2-$3
+	if [ "$3" = debian ]; then
+		# a file, not a Kconfig target: olddefconfig runs on it per use
+		debian_config "$kept.config"
+		return 0
+	fi
 	key=$({ find "$BUILD/$1" \( -name 'Kconfig*' -o -path '*/configs/*' \) -type f | LC_ALL=C sort | xargs cat
 		gcc --version; } | sha256sum | cut -c1-16)
 	[ ! -f "$kept.config" ] || [ "$(cat "$kept.key" 2>/dev/null)" != "$key" ] || return 0
@@ -64,6 +87,31 @@ base() {
 		die "$1 $2 $3 failed (log: $kept.log)"
 	cp "$kept.obj/.config" "$kept.config"
 	echo "$key" >"$kept.key"
+}
+
+# deb_diff DEBIAN FINAL FRAGMENT...: the options of DEBIAN (set, or "is
+# not set") whose value in FINAL differs, not named on a CONFIG_ line of a
+# FRAGMENT and not read from the toolchain, as "CONFIG_X=old->new"
+deb_diff() {
+	awk '
+	FNR == 1 { k++ }
+	k > 2 {
+		if (match($0, /^CONFIG_[A-Za-z0-9_]+/)) named[substr($0, RSTART, RLENGTH)] = 1
+		next
+	}
+	/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s); v = substr($0, length(s) + 2) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { s = $2; v = "n" }
+	!/^CONFIG_[A-Za-z0-9_]+=|^# CONFIG_[A-Za-z0-9_]+ is not set$/ { next }
+	k == 1 { deb[s] = v }
+	k == 2 { fin[s] = v }
+	END {
+		for (s in deb) {
+			v = (s in fin) ? fin[s] : "n"
+			if (v == deb[s] || s in named) continue
+			if (s ~ /^CONFIG_(CC_VERSION_TEXT|PAHOLE_[A-Z0-9_]+|RUSTC_[A-Z0-9_]+|BINDGEN_[A-Z0-9_]+)$/) continue
+			print s "=" deb[s] "->" v
+		}
+	}' "$@" | sort
 }
 
 # resolve NAME TREE ARCH TARGET FRAGMENT...: one use, judged
@@ -98,15 +146,19 @@ resolve() {
 				"$out/.config" || echo absent))"
 		done <"$f"
 	done
+	case $name in deb-*) unnamed=$(deb_diff "$base" "$out/.config" "$@") ;; *) unnamed= ;; esac
 	if [ -n "$wrong" ]; then
 		echo "FAIL $name: dropped or changed:$wrong (see $out/.config)"
+	elif [ -n "$unnamed" ]; then
+		echo "FAIL $name: Debian's config changed where the fragment does not say:" \
+			"$(echo "$unnamed" | tr '\n' ' ')(see $out/.config)"
 	else
 		echo "ok $name: $(cat "$@" | grep -c '^CONFIG_') options as asked"
 	fi
 }
 
 bad=0
-[ -n "$extra" ] || for f in "$C"/*.config; do
+[ -n "$extra$debfrag" ] || for f in "$C"/*.config; do
 	n=$(basename "$f" .config)
 	echo "$uses" | grep -q " $n\( \|$\)" || { echo "FAIL $n.config: no kernel uses it in config-check.sh"; bad=1; }
 done
@@ -122,7 +174,10 @@ cat "$O"/base-*.result
 echo "$uses" | {
 	while read -r name tree arch target frags; do
 		set --
-		for f in $frags; do set -- "$@" "$C/$f.config"; done
+		for f in $frags; do
+			if [ -n "$debfrag" ] && [ "$f" = deb ]; then set -- "$@" "$debfrag"
+			else set -- "$@" "$C/$f.config"; fi
+		done
 		[ -z "$extra" ] || set -- "$@" "$extra"
 		resolve "$name" "$tree" "$arch" "$target" "$@" >"$O/$name.result" &
 	done
