@@ -119,8 +119,9 @@ replay-workload-check: kernels image
 
 # the corpus of real recordings (perf-scripts/recordings/) in the bench:
 # menu, teo and sched on 2 vCPUs, 3 seeds, into $(BUILD)/bench-recordings
-# (its report/results.md; BENCH_ARGS adds to or overrides these); and
-# their open-loop replay, per source, into docs/recordings.md
+# (BENCH_ARGS adds to or overrides these), reported into
+# docs/results-recordings.md (6.12; LINUX=7.3: results-recordings-7.3.md);
+# and their open-loop replay, per source, into docs/recordings.md
 REC_EMPTY :=
 REC_COMMA := ,
 RECORDED := $(subst $(REC_EMPTY) $(REC_EMPTY),$(REC_COMMA),$(strip \
@@ -129,6 +130,8 @@ RECORDED := $(subst $(REC_EMPTY) $(REC_EMPTY),$(REC_COMMA),$(strip \
 bench-recordings: kernels bench-tools image
 	@python3 perf-scripts/bench.py --workloads $(RECORDED) --configs menu,teo,sched --vcpus 2 \
 		--repeats 3 --no-cost --out $(BUILD)/bench-recordings $(BENCH_ARGS)
+	@python3 perf-scripts/report.py --run $(BUILD)/bench-recordings \
+		--out docs/results-recordings$(if $(filter 7.3,$(LINUX)),-7.3).md
 
 recordings-table:
 	@$(MAKE) -s -C idle-loop
