@@ -82,6 +82,34 @@ check emu-states-shape sh "$G/emu-states.sh" --judge "$T/emu-states-made" 4 2
 grep -v '^2 ' "$T/emu-states-made" >"$T/emu-states-made-cut"
 control control-emu-states-round-cut 'round 2 missing' \
 	sh "$G/emu-states.sh" --judge "$T/emu-states-made-cut" 4 2
+# disk-boot's judge (make disk-boot, not in make test: it needs both
+# packages): a made-up console of the stock package booted from NVMe
+# passes; the controls, its root driver built in (no initrd needed) and
+# its deepest idle state never entered, fail
+r=6.12.118-idlestock
+printf '%s\n' "disk-boot: GRUB from the ESP boots $r" \
+	"[    0.000000] Linux version $r (idle@deb)" \
+	"[    0.000000] Command line: BOOT_IMAGE=/boot/vmlinuz-$r root=UUID=0 ro" \
+	"[   10.0] disk-check[1]: disk-check: kernel $r" \
+	"[   10.0] disk-check[1]: disk-check: root nvme0n1p2 disk nvme0n1 driver nvme module live in-initrd=yes" \
+	"[   10.0] disk-check[1]: disk-check: initrd loaded" \
+	"[   10.0] disk-check[1]: disk-check: current_driver cpuidle_emu" \
+	"[   10.0] disk-check[1]: disk-check: current_governor menu" \
+	"[   10.0] disk-check[1]: disk-check: no /sys/kernel/debug/irq_predict/sources" \
+	"[   13.0] disk-check[1]: record.sh: 120 idle events, governor menu, driver cpuidle_emu" \
+	"[   13.0] disk-check[1]: disk-check: record.sh exit status 0" \
+	"[   13.0] disk-check[1]: disk-check: cpu0 state state0 POLL usage=4 above=0 below=2" \
+	"[   13.0] disk-check[1]: disk-check: cpu0 state state1 C1 usage=40 above=1 below=3" \
+	"[   13.0] disk-check[1]: disk-check: cpu0 state state2 C6 usage=90 above=5 below=0" \
+	"[   13.0] disk-check[1]: disk-check: done" "[   14.0] reboot: Power down" >"$T/disk-made.log"
+check disk-judge sh "$TOP/scripts/disk-boot.sh" --judge "$T/disk-made.log" stock nvme
+sed 's/driver nvme module live/driver nvme builtin/' "$T/disk-made.log" >"$T/disk-builtin.log"
+control control-disk-judge-builtin 'lacks /.*driver nvme module live in-initrd=yes' \
+	sh "$TOP/scripts/disk-boot.sh" --judge "$T/disk-builtin.log" stock nvme
+sed 's/C6 usage=90/C6 usage=0/' "$T/disk-made.log" >"$T/disk-no-c6.log"
+control control-disk-judge-deepest 'deepest idle state was never entered' \
+	sh "$TOP/scripts/disk-boot.sh" --judge "$T/disk-no-c6.log" stock nvme
+
 # every figure quoted in the cover letter, a changelog, docs/ or a README
 # is in a generated table in its context (workload, metric, vCPUs); the
 # self-test holds wrong figures of each kind, and each control adds to the
