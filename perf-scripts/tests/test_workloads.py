@@ -36,7 +36,7 @@ class TableTest(unittest.TestCase):
     def test_builtin(self):
         self.assertEqual([w for w, x in TABLE.items() if x.default],
                          ["idle", "timer", "dev", "dev2", "devburst", "devpoisson", "devonoff",
-                          "devmix", "ipi", "net", "mixed"])
+                          "devstorage", "devmix", "ipi", "net", "mixed"])
         self.assertTrue(TABLE["dev2"].device and TABLE["rtc"].device and TABLE["mixed"].device)
         self.assertFalse(TABLE["timer"].device or TABLE["ipi"].device)
         self.assertEqual(TABLE["ipi"].timing, "icount")
@@ -155,6 +155,39 @@ class TableTest(unittest.TestCase):
                 os.unlink(p)
         with self.assertRaisesRegex(workloads.WorkloadError, "cannot read"):
             workloads.load("/nonexistent.toml")
+
+
+class GenListsTest(unittest.TestCase):
+    """perf-scripts/workloads.lists is what gen-lists.py writes, and its
+    storage list has the shape the script's docstring says."""
+    SCRIPT = os.path.join(workloads.TOP, "perf-scripts", "gen-lists.py")
+
+    def run_check(self, path):
+        return subprocess.run(["python3", self.SCRIPT, "--check", "-o", path],
+                              capture_output=True, text=True)
+
+    def test_the_file_is_the_scripts(self):
+        r = self.run_check(os.path.join(workloads.TOP, "perf-scripts", "workloads.lists"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_control_an_edited_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "workloads.lists")
+            shutil.copy(os.path.join(workloads.TOP, "perf-scripts", "workloads.lists"), p)
+            with open(p, "a") as f:
+                f.write("# edited\n")
+            r = self.run_check(p)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("is not what gen-lists.py writes", r.stderr)
+
+    def test_storage_shape(self):
+        iv = [int(x) for x in workloads.read_lists(TABLE["devstorage"].lists)["storage"].split(",")]
+        short = [x for x in iv if x <= 90]
+        # a burst's gaps (40-90 us, or less where two bursts overlap) and
+        # the waits between requests (exponential, mean 1.2 ms)
+        self.assertGreater(len(short), len(iv) // 3)
+        self.assertAlmostEqual(sum(iv) / 1e6, 20, delta=0.1)
+        self.assertGreater(len(iv) / 20, 1000 / 1.2 * 1.5)
 
 
 class LaunchTest(unittest.TestCase):
