@@ -8,7 +8,7 @@ A figure is a number with a unit: x, %, mW, ns, us, ms, s, instructions
 ("0.17x", "17.7%", "478 mW", "1074 vs 993 ns", "+50 instructions").  A
 measured one must be found in GENERATED (docs/results.md, which make
 bench writes, docs/results-7.3.md, which make bench LINUX=7.3 writes,
-docs/results-recordings.md, which make bench-recordings writes,
+docs/results-recordings.md and -7.3.md, which make bench-recordings writes,
 docs/cost-load.md and -7.3.md, which make bench-cost-load writes,
 docs/recordings.md, which make recordings-table writes): the
 same number (a ratio's x dropped, a sign kept), in a compatible unit (ns
@@ -53,7 +53,7 @@ import re
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-GENERATED = ["docs/results.md", "docs/results-7.3.md", "docs/results-recordings.md", "docs/cost-load.md", "docs/cost-load-7.3.md",
+GENERATED = ["docs/results.md", "docs/results-7.3.md", "docs/results-recordings.md", "docs/results-recordings-7.3.md", "docs/cost-load.md", "docs/cost-load-7.3.md",
              "docs/recordings.md"]
 UNITS = ("x", "%", "mW", "ns", "us", "ms", "s", "instructions")
 ALWAYS_MEASURED = ("mW", "ns", "instructions")
