@@ -87,6 +87,7 @@ static const char *const rule_names[NR_RULES] = {
 	[RULE_HYBRID] = "hybrid",
 	[RULE_RMEAN] = "rmean",
 	[RULE_NORING] = "noring",
+	[RULE_COND] = "cond",
 };
 
 const char *row_name(int r)
@@ -206,6 +207,61 @@ static u64 predict_noring(struct irq_predict_cpu *pc, u64 now, unsigned int *irq
 	return irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
 }
 
+/*
+ * "cond": an irregular device source with a full window predicts from the
+ * intervals that followed one of the same class as its last (short: at
+ * most the window's median), those still possible: their upper quarter
+ * (the sorted candidates' element at three quarters); the adaptive point
+ * when there is none, and for every other source.
+ */
+static u64 predict_cond(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
+{
+	const unsigned int w = IRQ_PREDICT_WINDOW;
+	u64 best = U64_MAX;
+	unsigned int i, k, a, b;
+
+	/* only to drop the stale sources, as the kernel would: not its irq */
+	irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
+	*irq = 0;
+	for (i = 0; i < pc->nr_sources; i++) {
+		const struct irq_source *s = &pc->sources[i];
+		u64 next, el, c[IRQ_PREDICT_WINDOW];
+		unsigned int m = 0;
+		u32 thr, last;
+
+		if (s->last_ns > now || !s->nr_intervals)
+			continue;
+		next = irq_source_predict(s, now, IRQ_PREDICT_ADAPTIVE);
+		if (!s->regular && s->irq != IRQ_PREDICT_WAKEUP && s->nr_intervals == w) {
+			thr = s->sorted_ns[w / 2];
+			el = now - s->last_ns;
+			last = s->interval_ns[(s->next + w - 1) % w];
+			/* the interval of age k + 1 was followed by that of age k */
+			for (k = 0; k + 1 < w; k++) {
+				u32 prev = s->interval_ns[(s->next + 2 * w - 2 - k) % w];
+				u32 nx = s->interval_ns[(s->next + w - 1 - k) % w];
+
+				if ((prev <= thr) == (last <= thr) && nx >= el)
+					c[m++] = nx;
+			}
+			for (a = 1; a < m; a++)
+				for (b = a; b > 0 && c[b - 1] > c[b]; b--) {
+					u64 t = c[b];
+
+					c[b] = c[b - 1];
+					c[b - 1] = t;
+				}
+			if (m)
+				next = s->last_ns + c[(3 * m) / 4];
+		}
+		if (next != U64_MAX && next < best) {
+			best = next;
+			*irq = s->irq;
+		}
+	}
+	return best;
+}
+
 /* irq_predict_next() for a rule of the variant table. */
 static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int *irq)
 {
@@ -220,6 +276,8 @@ static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int
 		return predict_rmean(pc, now, irq);
 	case RULE_NORING:
 		return predict_noring(pc, now, irq);
+	case RULE_COND:
+		return predict_cond(pc, now, irq);
 #ifdef REPLAY_BUSTED
 	case RULE_ADAPTIVE:	/* make control: the series' rule blind to interrupts */
 		return U64_MAX;

@@ -40,6 +40,7 @@ enum replay_rule {
 	RULE_HYBRID,
 	RULE_RMEAN,
 	RULE_NORING,
+	RULE_COND,
 	NR_RULES,
 };
 
