@@ -92,7 +92,7 @@ debian_config() {
 		dc_src=$dc_dir/$dc_want/$dc_file
 		if [ ! -f "$dc_src" ]; then
 			dc_deb=$(deb_download "$dc_dir" "$dc_pkg" "$dc_want")
-			rm -rf "$dc_dir/$dc_want"
+			rm -rf "${dc_dir:?}/${dc_want:?}"
 			dpkg-deb -x "$dc_deb" "$dc_dir/$dc_want" ||
 				die "cannot unpack $dc_deb"
 		fi

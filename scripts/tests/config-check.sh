@@ -51,7 +51,7 @@ stock-7.3 7.3/linux-stock x86 tinyconfig tree-7.3 base stock
 patched-7.3 7.3/linux x86 tinyconfig tree-7.3 base stock patched"
 # the 7.3 uses only where that tree was made (make tree LINUX=7.3)
 [ -d "$BUILD/7.3/linux" ] || uses=$(echo "$uses" | grep -v ' 7\.3/')
-extra= debfrag=
+extra="" debfrag=""
 case "${1:-}" in
 -x)
 	extra=${2:?usage: config-check.sh [-x FRAGMENT | -d FRAGMENT]}
