@@ -207,6 +207,13 @@ static u64 predict_noring(struct irq_predict_cpu *pc, u64 now, unsigned int *irq
 	return irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * "cond": an irregular device source with a full window predicts from the
  * intervals that followed one of the same class as its last (short: at
@@ -218,7 +225,7 @@ static u64 predict_cond(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
 {
 	const unsigned int w = IRQ_PREDICT_WINDOW;
 	u64 best = U64_MAX;
-	unsigned int i, k, a, b;
+	unsigned int i, k;
 
 	/* only to drop the stale sources, as the kernel would: not its irq */
 	irq_predict_next(pc, now, IRQ_PREDICT_ADAPTIVE, irq);
@@ -244,13 +251,7 @@ static u64 predict_cond(struct irq_predict_cpu *pc, u64 now, unsigned int *irq)
 				if ((prev <= thr) == (last <= thr) && nx >= el)
 					c[m++] = nx;
 			}
-			for (a = 1; a < m; a++)
-				for (b = a; b > 0 && c[b - 1] > c[b]; b--) {
-					u64 t = c[b];
-
-					c[b] = c[b - 1];
-					c[b - 1] = t;
-				}
+			qsort(c, m, sizeof(*c), cmp_u64);
 			if (m)
 				next = s->last_ns + c[(3 * m) / 4];
 		}
@@ -301,13 +302,6 @@ static u64 rule_predict(struct irq_predict_cpu *pc, int r, u64 now, unsigned int
  * that picks that state, so that the tick and learning stay the same.
  */
 #define ENERGY_MAX_POINTS	(IRQ_PREDICT_SOURCES * IRQ_PREDICT_WINDOW + 1)
-
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return (x > y) - (x < y);
-}
 
 /*
  * energy_irq_ns() modes: the state of least expected energy, the median

@@ -74,9 +74,8 @@ dropped=$(grep '^CONFIG_' "$frag" | grep -vxF -f "$out/deb.config" | sed 's/=.*/
 	die "$kind: the tree does not define $dropped(fragment $frag)"
 [ -z "$dropped" ] || say "$kind: not in this tree, left out: $dropped"
 cp "$DEB/debian.config" "$out/.config"
-: >"$log"
 (cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m -O "$out" \
-	"$out/.config" "$out/deb.config") >>"$log" 2>&1 ||
+	"$out/.config" "$out/deb.config") >"$log" 2>&1 ||
 	die "$kind: merge_config failed (log: $log)"
 kmake olddefconfig >>"$log" 2>&1 || die "$kind: olddefconfig failed (log: $log)"
 while IFS= read -r line; do
