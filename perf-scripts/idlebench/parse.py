@@ -259,6 +259,23 @@ def parse_emu(d, model=None):
     return m
 
 
+def named_enders(idle, states):
+    """What ended the idle periods of a trace.IdlePeriods, per state name
+    of a parse_states() table: {name: {kind: periods}}."""
+    names = {key[1]: v["name"] for key, v in states.items()}
+    return {names.get(st, f"state{st}"): kinds for st, kinds in idle.ended_by().items()}
+
+
+def run_enders(d):
+    """named_enders() of a workload directory's trace.txt and after.states,
+    or None without both (for runs parsed before parse_run() kept it)."""
+    tr, st = os.path.join(d, "trace.txt"), os.path.join(d, "after.states")
+    if not (os.path.exists(tr) and os.path.exists(st)):
+        return None
+    idle, _sel, _span = trace.idle_periods(_read(tr), tr)
+    return named_enders(idle, parse_states(_read(st), st))
+
+
 def parse_run(d, model=None, ncpu=None):
     """All metrics of one workload directory d."""
     m = {}
@@ -292,6 +309,7 @@ def parse_run(d, model=None, ncpu=None):
     if os.path.exists(tr) and model:
         idle, sel, span = trace.idle_periods(_read(tr), tr)
         m.update(energy.run_energy(idle.periods, span, model, ncpu, m.get("power_mw")))
+        m["ended_by"] = named_enders(idle, a)
         if sel:
             # which input won is taken from the kernel's own counters
             # (sched_idle stats), not re-derived from the event fields

@@ -79,21 +79,67 @@ def idle_state(ev, src="trace.txt"):
     return cpu, state
 
 
+# What ended an idle period: the first of these events on its CPU after
+# the period opened and before the next one did.  With the emulated
+# states the waking interrupt's handler runs inside the halt (before the
+# exit event); with a hardware driver it runs after the exit.
+ENDERS = ("task timer", "tick", "other timer", "device", "untraced")
+_TICK_FNS = ("tick_nohz_handler", "tick_sched_timer", "tick_nohz_highres_handler")
+
+
+def ender(event, f):
+    """The kind of wakeup an event is (ENDERS[:-1]), or None: a task's
+    timer (hrtimer_wakeup: a sleeper's nanosleep, poll or futex timeout),
+    the tick, another hrtimer, a device interrupt's handler."""
+    if event == "hrtimer_expire_entry":
+        fn = f.get("function")
+        if fn == "hrtimer_wakeup":
+            return "task timer"
+        return "tick" if fn in _TICK_FNS else "other timer"
+    if event == "irq_handler_entry":
+        return "device"
+    return None
+
+
 class IdlePeriods:
     """Pairs cpu_idle entries with exits: periods {cpu: [(t_enter, t_exit,
     state)]}; an exit without an entry (the window opened inside an idle
-    period) is dropped, and so is an entry still open at the end."""
+    period) is dropped, and so is an entry still open at the end.
+    enders {cpu: [kind]}, one per period: what ended it (ENDERS; an IPI
+    or a wakeup whose event is not traced reads "untraced")."""
 
     def __init__(self):
-        self.periods, self._open = {}, {}
+        self.periods, self.enders, self._open, self._last = {}, {}, {}, {}
 
     def add(self, cpu, t, state):
         if state == EXIT_STATE:
             if cpu in self._open:
-                t0, st = self._open.pop(cpu)
+                t0, st, why = self._open.pop(cpu)
                 self.periods.setdefault(cpu, []).append((t0, t, st))
+                self.enders.setdefault(cpu, []).append(why or "untraced")
+                self._last[cpu] = why is None
         else:
-            self._open[cpu] = (t, state)
+            self._open[cpu] = (t, state, None)
+            self._last.pop(cpu, None)
+
+    def woke(self, cpu, kind):
+        """An event of that kind (ender()) on cpu: it ended the open
+        period, or the one that just closed, if nothing did before."""
+        if cpu in self._open:
+            t0, st, why = self._open[cpu]
+            if why is None:
+                self._open[cpu] = (t0, st, kind)
+        elif self._last.pop(cpu, False):
+            self.enders[cpu][-1] = kind
+
+    def ended_by(self):
+        """{state: {kind: periods}} over all CPUs."""
+        out = {}
+        for cpu, ps in self.periods.items():
+            for (_t0, _t1, st), why in zip(ps, self.enders[cpu]):
+                d = out.setdefault(st, {})
+                d[why] = d.get(why, 0) + 1
+        return out
 
 
 def idle_periods(text, src="trace.txt"):
@@ -103,7 +149,7 @@ def idle_periods(text, src="trace.txt"):
     idle = IdlePeriods()
     sel = []
     first = last = None
-    for _cpu, t, ev, f in events(text, src):
+    for ecpu, t, ev, f in events(text, src):
         first = t if first is None else first
         last = t
         if ev == "cpu_idle":
@@ -111,6 +157,10 @@ def idle_periods(text, src="trace.txt"):
             idle.add(cpu, t, state)
         elif ev == "sched_idle_select":
             sel.append(f)
+        else:
+            kind = ender(ev, f)
+            if kind:
+                idle.woke(ecpu, kind)
     return idle, sel, (first, last)
 
 

@@ -116,6 +116,43 @@ class ModelTraceTest(unittest.TestCase):
             parse.parse_trace("  <idle>-0 [000] d.... 1.000000: cpu_idle: state=x cpu_id=0\n", "t")
 
 
+class EnderTest(unittest.TestCase):
+    """What ended each idle period: the first waking event on its CPU,
+    inside the period (the emulated states) or after its exit (hardware)."""
+    TRACE = "\n".join(f"<idle>-0 [00{c}] d.... {t}: {e}" for c, t, e in (
+        (0, "1.000000", "cpu_idle: state=3 cpu_id=0"),
+        (0, "1.000500", "irq_handler_entry: irq=16 name=irqgen0"),
+        (0, "1.000600", "cpu_idle: state=4294967295 cpu_id=0"),
+        (0, "1.001000", "cpu_idle: state=2 cpu_id=0"),
+        (0, "1.001100", "cpu_idle: state=4294967295 cpu_id=0"),
+        (0, "1.001101", "hrtimer_expire_entry: hrtimer=ff function=hrtimer_wakeup now=1"),
+        (0, "1.001102", "irq_handler_entry: irq=16 name=irqgen0"),
+        (0, "1.002000", "cpu_idle: state=2 cpu_id=0"),
+        (0, "1.002100", "cpu_idle: state=4294967295 cpu_id=0"),
+        (1, "1.002100", "irq_handler_entry: irq=17 name=irqgen1"),
+        (0, "1.003000", "cpu_idle: state=1 cpu_id=0"),
+        (1, "1.003000", "cpu_idle: state=3 cpu_id=1"),
+        (1, "1.003500", "hrtimer_expire_entry: hrtimer=ff function=tick_nohz_handler now=1"),
+        (1, "1.003501", "hrtimer_expire_entry: hrtimer=fe function=hrtimer_wakeup now=1"),
+        (1, "1.003600", "cpu_idle: state=4294967295 cpu_id=1"),
+        (0, "1.004000", "hrtimer_expire_entry: hrtimer=fd function=dl_task_timer now=1"),
+        (0, "1.004100", "cpu_idle: state=4294967295 cpu_id=0"),
+    ))
+
+    def test_first_waking_event_on_the_cpu(self):
+        idle, _sel, _span = trace.idle_periods(self.TRACE)
+        self.assertEqual(idle.enders[0], ["device", "task timer", "untraced", "other timer"])
+        self.assertEqual(idle.enders[1], ["tick"])
+        self.assertEqual(idle.ended_by(), {
+            3: {"device": 1, "tick": 1}, 2: {"task timer": 1, "untraced": 1},
+            1: {"other timer": 1}})
+
+    def test_named_by_the_state_table(self):
+        idle, _sel, _span = trace.idle_periods(self.TRACE)
+        states = {(0, i): {"name": n} for i, n in enumerate(("POLL", "C1", "C1E", "C6"))}
+        self.assertEqual(parse.named_enders(idle, states)["C6"], {"device": 1, "tick": 1})
+
+
 class IrqgenTest(ParserTest):
     STATS = ("source=0 cpu=0 irq=24 arrivals=100 woken=40 late_rearms=1 spurious=0 lat_min_ns=2000 "
              "lat_max_ns=150000 lat_sum_ns=1000000 hist=2000:50,4096:49,149504:1,\n"

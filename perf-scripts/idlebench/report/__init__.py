@@ -6,7 +6,7 @@ with its console log.  tables.py, plots.py and prose.py write the parts;
 this module groups the runs and puts the document together."""
 import os
 
-from .. import cells, cost, series
+from .. import cells, cost, parse, series
 from ..cells import atomic_write, read_json
 from . import oracle, plots, prose, sources, tables
 from .tables import CONFIGS
@@ -53,6 +53,11 @@ def load(bench, workloads, costs=None, loads=None):
             cpus = oracle.counters(os.path.join(d, "results", w), p.get("model"))
             if cpus is not None:
                 m["counters"] = cpus
+            if "ended_by" not in m:
+                # a run parsed before parse_run() kept it: from its trace
+                e = parse.run_enders(os.path.join(d, "results", w))
+                if e is not None:
+                    m["ended_by"] = e
             own = workloads[w].timing if w in workloads else meta["mode"]
             if meta["mode"] != own:
                 w = f"{w}@{meta['mode']}"

@@ -3,7 +3,7 @@ the targets, the selection cost, the noise comparison."""
 import math
 import os
 
-from .. import cells, cost, parse, stats
+from .. import cells, cost, parse, stats, trace
 from ..configs import CONFIGS as ALL_CONFIGS, REPORTED_CONFIGS
 from . import prose
 
@@ -521,6 +521,7 @@ def workload_tables(g, w, v, losses, noise):
                  for k in ("usage", "time", "above", "below")}
             row.append(f"{f['usage']:.0f} / {f['time'] / 1000:.1f} / {f['above']:.0f} / {f['below']:.0f}")
         L.append(f"| {n} | " + " | ".join(row) + " |")
+    L += ender_table(g, names)
     srcs = {}
     for c in CONFIGS:
         for m in g.get(c, []):
@@ -547,6 +548,31 @@ def workload_tables(g, w, v, losses, noise):
     tick = tick_line(g)
     if tick:
         L.append("\n" + tick)
+    return L
+
+
+def ender_table(g, names):
+    """What ended each state's idle periods (parse: ended_by, from the
+    trace), mean per run per configuration; [] when no run has it."""
+    if not any("ended_by" in m for c in CONFIGS for m in g.get(c, [])):
+        return []
+    L = ["\nWhat ended the idle periods, per state (mean per run, from the trace: "
+         + " / ".join(trace.ENDERS) + "; a task timer is a sleeper's hrtimer_wakeup, "
+         "whose task the state's exit latency delays; untraced: an IPI or another "
+         "wakeup with no event):\n",
+         "| state | " + " | ".join(CONFIGS) + " |",
+         "|---|" + "---|" * len(CONFIGS)]
+    for n in names:
+        row = []
+        for c in CONFIGS:
+            ms = [m for m in g.get(c, []) if "ended_by" in m]
+            if not ms:
+                row.append("not run" if not g.get(c) else "n/a")
+                continue
+            row.append(" / ".join(
+                f"{stats.mean([m['ended_by'].get(n, {}).get(k, 0) for m in ms]):.0f}"
+                for k in trace.ENDERS))
+        L.append(f"| {n} | " + " | ".join(row) + " |")
     return L
 
 
