@@ -138,7 +138,8 @@ recordings-table:
 	@python3 idle-loop/corpus_table.py
 
 # Debian packages of both kernels into build/deb/ (scripts/build-deb.sh),
-# and the patched one booted from a Debian disk: OVMF -> GRUB -> kernel
+# and both booted from a Debian disk: OVMF -> GRUB (its default kept on
+# Debian's own kernel) -> each package's kernel once
 .PHONY: deb disk-boot
 deb: tree
 	@scripts/build-deb.sh stock

@@ -83,11 +83,15 @@ grep -v '^2 ' "$T/emu-states-made" >"$T/emu-states-made-cut"
 control control-emu-states-round-cut 'round 2 missing' \
 	sh "$G/emu-states.sh" --judge "$T/emu-states-made-cut" 4 2
 # disk-boot's judge (make disk-boot, not in make test: it needs both
-# packages): a made-up console of the stock package booted from NVMe
-# passes; the controls, its root driver built in (no initrd needed) and
-# its deepest idle state never entered, fail
-r=6.12.118-idlestock
-printf '%s\n' "disk-boot: GRUB from the ESP boots $r" \
+# packages): a made-up console of GRUB's default boot (Debian's kernel)
+# and then the stock package's, from NVMe, passes; the controls, its root
+# driver built in (no initrd needed), its deepest idle state never
+# entered, and a package's kernel as GRUB's default, fail
+r=6.12.118-idlestock d=6.1.0-28-amd64 sub=gnulinux-advanced-0f
+printf '%s\n' "Loading Linux $d ..." \
+	"[    9.0] disk-check[1]: disk-check: default kernel $d package linux-image-$d" \
+	"[    9.0] disk-check[1]: disk-check: next boot $r" "[   10.0] reboot: Power down" \
+	"Loading Linux $r ..." \
 	"[    0.000000] Linux version $r (idle@deb)" \
 	"[    0.000000] Command line: BOOT_IMAGE=/boot/vmlinuz-$r root=UUID=0 ro" \
 	"[   10.0] disk-check[1]: disk-check: kernel $r" \
@@ -101,6 +105,7 @@ printf '%s\n' "disk-boot: GRUB from the ESP boots $r" \
 	"[   13.0] disk-check[1]: disk-check: cpu0 state state0 POLL usage=4 above=0 below=2" \
 	"[   13.0] disk-check[1]: disk-check: cpu0 state state1 C1 usage=40 above=1 below=3" \
 	"[   13.0] disk-check[1]: disk-check: cpu0 state state2 C6 usage=90 above=5 below=0" \
+	"[   13.0] disk-check[1]: disk-check: saved default $sub>gnulinux-$d-advanced-0f" \
 	"[   13.0] disk-check[1]: disk-check: done" "[   14.0] reboot: Power down" >"$T/disk-made.log"
 check disk-judge sh "$TOP/scripts/disk-boot.sh" --judge "$T/disk-made.log" stock nvme
 sed 's/driver nvme module live/driver nvme builtin/' "$T/disk-made.log" >"$T/disk-builtin.log"
@@ -109,6 +114,9 @@ control control-disk-judge-builtin 'lacks /.*driver nvme module live in-initrd=y
 sed 's/C6 usage=90/C6 usage=0/' "$T/disk-made.log" >"$T/disk-no-c6.log"
 control control-disk-judge-deepest 'deepest idle state was never entered' \
 	sh "$TOP/scripts/disk-boot.sh" --judge "$T/disk-no-c6.log" stock nvme
+sed "s/Loading Linux $d /Loading Linux $r /" "$T/disk-made.log" >"$T/disk-default-moved.log"
+control control-disk-judge-default-moved "GRUB's default boot loaded '$r'" \
+	sh "$TOP/scripts/disk-boot.sh" --judge "$T/disk-default-moved.log" stock nvme
 
 # every figure quoted in the cover letter, a changelog, docs/ or a README
 # is in a generated table in its context (workload, metric, vCPUs); the
