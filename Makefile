@@ -118,7 +118,7 @@ replay-workload-check: kernels image
 	@scripts/tests/replay-workload.sh
 
 # the corpus of real recordings (perf-scripts/recordings/) in the bench:
-# menu, teo and sched on 2 vCPUs, 3 seeds, into $(BUILD)/bench-recordings
+# menu, teo and sched on 2 vCPUs, 5 seeds, into $(BUILD)/bench-recordings
 # (BENCH_ARGS adds to or overrides these), reported into
 # docs/results-recordings.md (6.12; LINUX=7.3: results-recordings-7.3.md);
 # and their open-loop replay, per source, into docs/recordings.md
@@ -129,7 +129,7 @@ RECORDED := $(subst $(REC_EMPTY) $(REC_EMPTY),$(REC_COMMA),$(strip \
 .PHONY: bench-recordings recordings-table
 bench-recordings: kernels bench-tools image
 	@python3 perf-scripts/bench.py --workloads $(RECORDED) --configs menu,teo,sched --vcpus 2 \
-		--repeats 3 --no-cost --out $(BUILD)/bench-recordings $(BENCH_ARGS)
+		--repeats 5 --no-cost --out $(BUILD)/bench-recordings $(BENCH_ARGS)
 	@python3 perf-scripts/report.py --run $(BUILD)/bench-recordings \
 		--out docs/results-recordings$(if $(filter 7.3,$(LINUX)),-7.3).md
 
