@@ -292,7 +292,8 @@ class RecordingsBootTest(unittest.TestCase):
         names = list(workloads.corpus())
         self.assertEqual(len(names), 5)
         planned = plan.plan(bench.request(bench.arguments(self.argv), TABLE), TABLE)
-        self.assertEqual(len(planned), 9)
+        # one boot per cell: menu, teo and sched, 5 seeds each
+        self.assertEqual(len(planned), 15)
         s = setup()
         for c in planned:
             self.assertEqual([w for w, _ in c.boot_works], names, c.name)
@@ -306,7 +307,7 @@ class RecordingsBootTest(unittest.TestCase):
             self.assertGreater(len(inline) + 150, launch.CMDLINE_MAX, c.name)
         code, out, err = self.dry_run()
         self.assertEqual((code, err), (0, ""))
-        self.assertIn("9 cells, 0 already done, 9 to run", out)
+        self.assertIn("15 cells, 0 already done, 15 to run", out)
 
     def test_control_boot_options_that_do_not_fit(self):
         saved = CONFIGS["teo"]
